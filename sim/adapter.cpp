@@ -1,0 +1,163 @@
+/* The SimGrid adapter: the only C++ in icsim.
+ *
+ * Built as libicsim_platform.so and given to smpirun as `-platform path/libicsim_platform.so`.
+ * load_platform() reads the run from the environment (set by `icsim run`), builds hosts, links
+ * and routes from the C platform description, and routes every transfer's latency and
+ * bandwidth through the stack models. At the end it writes --stats and checks invariants. */
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+#include <vector>
+
+extern "C" {
+#include "runtime.h"
+}
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+std::unordered_map<const sg4::Link*, const icsim_link*> link_of; // directional link -> our description
+std::unordered_map<const sg4::Host*, int> host_index;
+
+/* SimGrid asks for the bandwidth factor and then the latency factor of the same transfer:
+ * compute the stack's answer once and hand it to both. */
+struct WireMemo {
+  double size = -1;
+  const sg4::Host* src = nullptr;
+  const sg4::Host* dst = nullptr;
+  bool used_bw = false, used_lat = false;
+  icsim_wire_query q{};
+  icsim_wire_cost c{};
+} memo;
+
+/* SMPI hands the network model the payload plus this many envelope bytes. */
+constexpr double kSmpiEnvelopeBytes = 16;
+
+const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>& links,
+                         bool for_bw)
+{
+  bool fresh = !(memo.size == size && memo.src == src && memo.dst == dst && !(for_bw ? memo.used_bw : memo.used_lat));
+  if (fresh) {
+    icsim_runtime* rt = icsim_runtime_get();
+    const icsim_platform* pf = &rt->pf;
+    icsim_wire_query q{};
+    q.bytes = size > kSmpiEnvelopeBytes ? size - kSmpiEnvelopeBytes : 0;
+    q.envelope_bytes = size - q.bytes;
+    int sh = host_index.at(src), dh = host_index.at(dst);
+    q.src_node = sh / pf->p.sockets;
+    q.src_socket = sh % pf->p.sockets;
+    q.dst_node = dh / pf->p.sockets;
+    q.dst_socket = dh % pf->p.sockets;
+    q.route_bandwidth_Bps = 1e300;
+    for (const sg4::Link* l : links) {
+      const icsim_link* d = link_of.at(l);
+      q.route_latency_s += d->lat_s;
+      if (d->bw_Bps < q.route_bandwidth_Bps)
+        q.route_bandwidth_Bps = d->bw_Bps;
+      q.network_hops += d->kind == ICSIM_LINK_NETWORK;
+      q.switch_stages += d->kind == ICSIM_LINK_SWITCH;
+    }
+    memo.size = size;
+    memo.src = src;
+    memo.dst = dst;
+    memo.used_bw = memo.used_lat = false;
+    memo.q = q;
+    icsim_runtime_wire(rt, &memo.q, &memo.c);
+    rt->transfers++;
+    rt->intra_node_transfers += q.src_node == q.dst_node;
+  }
+  (for_bw ? memo.used_bw : memo.used_lat) = true;
+  return memo;
+}
+
+void die(const char* what)
+{
+  std::fprintf(stderr, "icsim: %s\n", what);
+  std::exit(2);
+}
+
+} // namespace
+
+extern "C" void load_platform(const sg4::Engine& /*engine*/)
+{
+  char err[2048];
+  if (icsim_runtime_init_from_env(err, sizeof err))
+    die(err);
+  icsim_runtime* rt = icsim_runtime_get();
+  const icsim_platform* pf = &rt->pf;
+
+  auto* zone = sg4::create_full_zone(pf->p.name);
+  int nhosts = icsim_platform_hosts(pf);
+  std::vector<sg4::Host*> hosts(nhosts);
+  char name[64];
+  for (int h = 0; h < nhosts; h++) {
+    icsim_host_name(pf, h, name, sizeof name);
+    hosts[h] = zone->create_host(name, pf->p.speed_flops)->set_core_count(pf->p.cores_per_socket)->seal();
+    host_index[hosts[h]] = h;
+  }
+  /* One entry per icsim link: the SimGrid link for each direction (same link when shared). */
+  std::vector<sg4::Link*> up(pf->nlinks), down(pf->nlinks), handle(pf->nlinks);
+  for (int i = 0; i < pf->nlinks; i++) {
+    const icsim_link* l = &pf->links[i];
+    if (l->sharing == ICSIM_SPLITDUPLEX) {
+      sg4::SplitDuplexLink* sd = zone->create_split_duplex_link(l->name, l->bw_Bps);
+      sd->set_latency(l->lat_s);
+      sd->seal();
+      handle[i] = sd;
+      up[i] = sd->get_link_up();
+      down[i] = sd->get_link_down();
+    } else {
+      auto* link = zone->create_link(l->name, l->bw_Bps)->set_latency(l->lat_s);
+      link->set_sharing_policy(l->sharing == ICSIM_FATPIPE ? sg4::Link::SharingPolicy::FATPIPE
+                                                           : sg4::Link::SharingPolicy::SHARED);
+      link->seal();
+      handle[i] = up[i] = down[i] = link;
+    }
+    link_of[up[i]] = l;
+    link_of[down[i]] = l;
+  }
+  icsim_hop hops[ICSIM_MAX_HOPS];
+  for (int a = 0; a < nhosts; a++)
+    for (int b = 0; b < nhosts; b++) {
+      int n = icsim_route(pf, a, b, hops);
+      std::vector<sg4::LinkInRoute> route;
+      route.reserve(n);
+      for (int k = 0; k < n; k++) {
+        int li = hops[k].link;
+        if (pf->links[li].sharing == ICSIM_SPLITDUPLEX)
+          route.emplace_back(handle[li], hops[k].up ? sg4::LinkInRoute::Direction::UP
+                                                    : sg4::LinkInRoute::Direction::DOWN);
+        else
+          route.emplace_back(handle[li]);
+      }
+      zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
+    }
+  zone->seal();
+
+  auto* model = zone->get_network_model();
+  model->set_bw_factor_cb([](double size, const sg4::Host* src, const sg4::Host* dst,
+                             const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
+    const WireMemo& m = wire_for(size, src, dst, links, true);
+    return m.c.bandwidth_Bps / m.q.route_bandwidth_Bps;
+  });
+  model->set_lat_factor_cb([](double size, const sg4::Host* src, const sg4::Host* dst,
+                              const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
+    const WireMemo& m = wire_for(size, src, dst, links, false);
+    /* every route crosses a memory link of positive latency, so the ratio is defined */
+    return m.c.latency_s / m.q.route_latency_s;
+  });
+
+  sg4::Engine::on_simulation_end_cb([]() {
+    icsim_runtime* rt = icsim_runtime_get();
+    char err[2048];
+    const char* stats = std::getenv(ICSIM_ENV_STATS);
+    if (stats && *stats && icsim_runtime_write_stats(rt, stats, sg4::Engine::get_clock(), err, sizeof err))
+      std::fprintf(stderr, "icsim: %s\n", err);
+    if (icsim_runtime_check(rt, err, sizeof err))
+      std::fprintf(stderr, "icsim: invariant broken at end of run: %s\n", err);
+  });
+}

@@ -1,0 +1,36 @@
+/* Shared pieces of the icsim command's subcommands. */
+#ifndef ICSIM_CLI_H
+#define ICSIM_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+int cmd_run(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+/* What `icsim run` needs to launch one simulation; shared with validate. */
+struct run_request {
+  const char *platform;
+  int nranks;
+  const char *place;     /* block, cyclic, NxC, list */
+  char **sets;           /* key=value */
+  int nsets;
+  const char *stats;     /* JSON path or NULL */
+  bool host_timing;      /* SMPI benchmarking of the program's own computation */
+  char **program;        /* argv of the program, NULL-terminated */
+};
+
+/* Build the smpirun argv (NULL-terminated, malloc'ed strings) and the environment assignments
+ * (NAME=value strings). Writes the hostfile to HOSTFILE. Returns 0 or -1 with ERR. */
+int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out, char *err,
+                  size_t errlen);
+/* Run it; the program's stdout goes to OUT_FD (1 for the terminal), stderr is filtered and
+ * deadlocks/crashes are explained. Returns the program's exit status. */
+int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen);
+/* Locate a program by path, PATH or the build's workloads folder. Returns malloc'ed path or NULL. */
+char *find_program(const char *name);
+
+void free_strv(char **v);
+
+#endif

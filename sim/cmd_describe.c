@@ -1,0 +1,117 @@
+/* icsim describe: every resolved parameter with value, unit, origin and where it was set. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "platform.h"
+#include "stack.h"
+
+static const char *unit_of(const struct icsim_param_desc *d)
+{
+  switch (d->type) {
+  case ICSIM_P_QUANTITY: return icsim_dim_unit(d->dim);
+  case ICSIM_P_INT: return "count";
+  case ICSIM_P_BOOL: return "bool";
+  case ICSIM_P_ENUM: return "choice";
+  case ICSIM_P_STRING: return "text";
+  }
+  return "";
+}
+
+static void value_of(const struct icsim_pval *pv, char *buf, size_t len)
+{
+  if (pv->d->type == ICSIM_P_QUANTITY) {
+    char q[64];
+    icsim_format_quantity(pv->num, pv->d->dim, q, sizeof q);
+    snprintf(buf, len, "%s", q);
+  } else {
+    snprintf(buf, len, "%s", pv->text ? pv->text : "");
+  }
+}
+
+/* Markdown table of one descriptor table (defaults), for the stacks' READMEs. */
+static void table_markdown(const struct icsim_param_desc *t, size_t n)
+{
+  printf("| key | default | unit | range | origin | meaning |\n|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < n; i++) {
+    char lo[64] = "", hi[64] = "";
+    if (t[i].type == ICSIM_P_QUANTITY || t[i].type == ICSIM_P_INT) {
+      enum icsim_dim dim = t[i].type == ICSIM_P_INT ? ICSIM_DIM_NONE : t[i].dim;
+      icsim_format_quantity(t[i].min, dim, lo, sizeof lo);
+      icsim_format_quantity(t[i].max, dim, hi, sizeof hi);
+    }
+    printf("| `%s` | %s | %s | %s%s%s | %s | %s |\n", t[i].key, t[i].def ? t[i].def : "(required)",
+           unit_of(&t[i]), lo, lo[0] ? " .. " : (t[i].choices ? t[i].choices : ""), hi, t[i].origin, t[i].help);
+  }
+}
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: icsim describe -p PLATFORM.yaml [--set KEY=VALUE]...\n"
+             "       icsim describe --table platform|STACK   (Markdown table of a descriptor table)\n"
+             "Prints every resolved parameter: key, value, unit, origin, where it was set, meaning.\n");
+}
+
+int cmd_describe(int argc, char **argv)
+{
+  const char *platform = NULL, *table = NULL;
+  char **sets = NULL;
+  int nsets = 0, c;
+  static const struct option opts[] = {{"platform", required_argument, 0, 'p'}, {"set", required_argument, 0, 's'},
+                                       {"table", required_argument, 0, 't'},    {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'p': platform = optarg; break;
+    case 's':
+      sets = realloc(sets, (size_t)(nsets + 1) * sizeof *sets);
+      sets[nsets++] = optarg;
+      break;
+    case 't': table = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (table) {
+    free(sets);
+    if (!strcmp(table, "platform")) {
+      table_markdown(icsim_platform_table, icsim_platform_table_len);
+      return 0;
+    }
+    const struct icsim_stack_ops *ops = icsim_stack_find(table);
+    if (!ops) {
+      fprintf(stderr, "icsim describe: no stack named '%s'\n", table);
+      return 2;
+    }
+    table_markdown(ops->params, ops->nparams);
+    return 0;
+  }
+  if (!platform) {
+    usage(stderr);
+    free(sets);
+    return 2;
+  }
+  struct icsim_platform pf;
+  char err[2048];
+  if (icsim_platform_load(&pf, platform, sets, nsets, err, sizeof err)) {
+    fprintf(stderr, "icsim describe: %s\n", err);
+    free(sets);
+    return 2;
+  }
+  printf("# %s: %s\n# stack: %s (%s)%s%s\n", pf.p.name, pf.p.description, pf.stack->name, pf.stack->summary,
+         pf.compose ? ", composed with " : "", pf.compose ? pf.compose->name : "");
+  printf("%-34s %-16s %-7s %-11s %-28s %s\n", "key", "value", "unit", "origin", "set at", "meaning");
+  for (size_t i = 0; i < pf.params.n; i++) {
+    const struct icsim_pval *pv = &pf.params.v[i];
+    char val[128];
+    value_of(pv, val, sizeof val);
+    printf("%-34s %-16s %-7s %-11s %-28s %s%s%s%s\n", pv->d->key, val, unit_of(pv->d), pv->origin, pv->where,
+           pv->d->help, pv->ref ? " [" : "", pv->ref ? pv->ref : "", pv->ref ? "]" : "");
+  }
+  icsim_platform_free(&pf);
+  free(sets);
+  return 0;
+}

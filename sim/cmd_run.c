@@ -1,0 +1,411 @@
+/* icsim run: check the platform and placement, then hand the program to smpirun with the
+ * icsim platform library, and make SimGrid's failures readable. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "runtime.h"
+
+void free_strv(char **v)
+{
+  if (!v)
+    return;
+  for (char **p = v; *p; p++)
+    free(*p);
+  free(v);
+}
+
+static void push(char ***v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void push(char ***v, int *n, const char *fmt, ...)
+{
+  *v = realloc(*v, (size_t)(*n + 2) * sizeof **v);
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&(*v)[*n], fmt, ap) < 0)
+    abort();
+  va_end(ap);
+  (*n)++;
+  (*v)[*n] = NULL;
+}
+
+char *find_program(const char *name)
+{
+  char buf[PATH_MAX];
+  if (strchr(name, '/'))
+    return realpath(name, buf) && access(buf, X_OK) == 0 ? strdup(buf) : NULL;
+  const char *path = getenv("PATH");
+  char *copy = strdup(path ? path : "");
+  char *found = NULL;
+  for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    if (access(buf, X_OK) == 0)
+      found = strdup(buf);
+  }
+  free(copy);
+  if (!found) {
+    /* our own workloads by bare name: `icsim run ... osu_latency` */
+    snprintf(buf, sizeof buf, "%s/../workloads/%s", ICSIM_BINDIR, name);
+    char real[PATH_MAX];
+    if (access(buf, X_OK) == 0 && realpath(buf, real))
+      found = strdup(real);
+  }
+  return found;
+}
+
+static int write_file_atomic(const char *path, const char *content, char *err, size_t errlen)
+{
+  char tmp[PATH_MAX];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f || fputs(content, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out, char *err,
+                  size_t errlen)
+{
+  char abs_platform[PATH_MAX];
+  if (!realpath(rq->platform, abs_platform)) {
+    snprintf(err, errlen, "-p %s: cannot open (%s); check the path", rq->platform, strerror(errno));
+    return -1;
+  }
+  /* Same checks the simulation will make, done here so errors come before SimGrid starts. */
+  char sets[8192] = "";
+  for (int i = 0; i < rq->nsets; i++) {
+    if (strchr(rq->sets[i], ';')) {
+      snprintf(err, errlen, "--set %s: values may not contain ';'", rq->sets[i]);
+      return -1;
+    }
+    snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%s", i ? ";" : "", rq->sets[i]);
+  }
+  struct icsim_runtime *rt = icsim_runtime_create(abs_platform, sets, err, errlen);
+  if (!rt)
+    return -1;
+  int *rank_host = malloc((size_t)(rq->nranks > 0 ? rq->nranks : 1) * sizeof *rank_host);
+  int rc = -1;
+  char *program = NULL;
+  if (icsim_place(&rt->pf, rq->nranks, rq->place, rank_host, err, errlen))
+    goto out;
+  if (!rq->program || !rq->program[0]) {
+    snprintf(err, errlen, "no program given; write `icsim run -p PLATFORM -n N PROGRAM [ARGS]`");
+    goto out;
+  }
+  program = find_program(rq->program[0]);
+  if (!program) {
+    snprintf(err, errlen, "program '%s' not found or not executable; build it with icsimcc and give its path",
+             rq->program[0]);
+    goto out;
+  }
+  /* One hostfile line per rank: SMPI then maps rank r to line r. */
+  size_t cap = (size_t)rq->nranks * 24 + 1, len = 0;
+  char *hosts = malloc(cap);
+  hosts[0] = '\0';
+  for (int r = 0; r < rq->nranks; r++) {
+    char name[64];
+    icsim_host_name(&rt->pf, rank_host[r], name, sizeof name);
+    len += (size_t)snprintf(hosts + len, cap - len, "%s\n", name);
+  }
+  int wrc = write_file_atomic(hostfile, hosts, err, errlen);
+  free(hosts);
+  if (wrc)
+    goto out;
+
+  char libpath[PATH_MAX];
+  snprintf(libpath, sizeof libpath, "%s/libicsim_platform.so", ICSIM_LIBDIR);
+  double eager = rt->pf.stack->eager_limit_bytes ? rt->pf.stack->eager_limit_bytes(rt->stack_state) : 1e15;
+  char **argv = NULL, **env = NULL;
+  int na = 0, ne = 0;
+  push(&env, &ne, "%s=%s", ICSIM_ENV_PLATFORM, abs_platform);
+  if (sets[0])
+    push(&env, &ne, "%s=%s", ICSIM_ENV_SET, sets);
+  push(&env, &ne, "%s=%d", ICSIM_ENV_NRANKS, rq->nranks);
+  push(&env, &ne, "%s=%s", ICSIM_ENV_PLACE, rq->place);
+  if (rq->stats) {
+    char abs[PATH_MAX];
+    const char *slash = strrchr(rq->stats, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - rq->stats) : 1, slash ? rq->stats : ".");
+    if (!realpath(dir[0] ? dir : "/", abs)) {
+      snprintf(err, errlen, "--stats %s: folder %s does not exist", rq->stats, dir);
+      free_strv(env);
+      goto out;
+    }
+    push(&env, &ne, "%s=%s/%s", ICSIM_ENV_STATS, abs, slash ? slash + 1 : rq->stats);
+  }
+  push(&argv, &na, "smpirun");
+  push(&argv, &na, "-platform");
+  push(&argv, &na, "%s", libpath);
+  push(&argv, &na, "-hostfile");
+  push(&argv, &na, "%s", hostfile);
+  push(&argv, &na, "-np");
+  push(&argv, &na, "%d", rq->nranks);
+  /* Only icsim's models shape the timing: plain CM02 sharing, no SMPI piecewise factors (the
+   * callbacks replace them), no reverse ACK traffic, no latency-weighted unfairness. */
+  push(&argv, &na, "--cfg=network/model:CM02");
+  push(&argv, &na, "--cfg=network/crosstraffic:0");
+  push(&argv, &na, "--cfg=network/weight-S:0");
+  push(&argv, &na, "--cfg=smpi/send-is-detached-thresh:%.0f", eager);
+  push(&argv, &na, "--cfg=smpi/simulate-computation:%s", rq->host_timing ? "yes" : "no");
+  if (rq->host_timing)
+    push(&argv, &na, "--cfg=smpi/host-speed:%.17gf", rt->pf.p.speed_flops);
+  push(&argv, &na, "--log=root.thres:warning");
+  push(&argv, &na, "--log=smpi_config.thres:error");
+  push(&argv, &na, "%s", program);
+  for (char **a = rq->program + 1; *a; a++)
+    push(&argv, &na, "%s", *a);
+  *argv_out = argv;
+  *env_out = env;
+  rc = 0;
+out:
+  free(program);
+  free(rank_host);
+  icsim_runtime_destroy(rt);
+  return rc;
+}
+
+/* Shell-quote S into OUT when it holds anything but safe characters. */
+static void print_quoted(FILE *f, const char *s)
+{
+  if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%") == strlen(s)) {
+    fputs(s, f);
+    return;
+  }
+  fputc('\'', f);
+  for (; *s; s++)
+    if (*s == '\'')
+      fputs("'\\''", f);
+    else
+      fputc(*s, f);
+  fputc('\'', f);
+}
+
+/* Reads smpirun's stderr: passes the program's own messages through, collects SimGrid's
+ * deadlock report and turns it into one readable paragraph. */
+struct stderr_filter {
+  int deadlock;
+  char when[64];
+  char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." */
+  size_t blen;
+  int crashed;
+};
+
+static void filter_line(struct stderr_filter *f, const char *line)
+{
+  if (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock")) {
+    f->deadlock = 1;
+    const char *b = strchr(line, '[');
+    if (b)
+      sscanf(b + 1, "%63[^]]", f->when);
+    return;
+  }
+  if (f->deadlock) {
+    /* e.g. "[node0.s0:0:(1) 0.001] ... Actor 1 (0@node0.s0) simcall CommWait(...)" */
+    const char *actor = strstr(line, "Actor ");
+    if (actor) {
+      int pid;
+      char where[128] = "", what[128] = "";
+      if (sscanf(actor, "Actor %d (%127[^)]) simcall %127[A-Za-z_]", &pid, where, what) >= 2) {
+        char buf[400];
+        int n = snprintf(buf, sizeof buf, "%s%s waiting in %s", f->blen ? "; " : "", where, what[0] ? what : "?");
+        f->blocked = realloc(f->blocked, f->blen + (size_t)n + 1);
+        memcpy(f->blocked + f->blen, buf, (size_t)n + 1);
+        f->blen += (size_t)n;
+      }
+    }
+    return; /* the rest of SimGrid's dump is summarized */
+  }
+  if (strstr(line, "Segmentation fault") || strstr(line, "SIGSEGV") || strstr(line, "Aborted"))
+    f->crashed = 1;
+  fputs(line, stderr);
+}
+
+int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen)
+{
+  char dir[] = "/tmp/icsim-run-XXXXXX";
+  if (!mkdtemp(dir)) {
+    snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno));
+    return -1;
+  }
+  char hostfile[PATH_MAX];
+  snprintf(hostfile, sizeof hostfile, "%s/hostfile", dir);
+  char **argv, **env;
+  if (build_smpirun(rq, hostfile, &argv, &env, err, errlen)) {
+    rmdir(dir);
+    return -1;
+  }
+  int pipefd[2];
+  if (pipe(pipefd)) {
+    snprintf(err, errlen, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(pipefd[0]);
+    dup2(pipefd[1], 2);
+    if (out_fd != 1)
+      dup2(out_fd, 1);
+    for (char **e = env; *e; e++)
+      putenv(*e);
+    setenv("TMPDIR", dir, 1); /* smpirun's own temporary copies go with ours */
+    execvp("smpirun", argv);
+    fprintf(stderr, "icsim: cannot start smpirun: %s (install simgrid)\n", strerror(errno));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  struct stderr_filter filt = {0};
+  FILE *in = fdopen(pipefd[0], "r");
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, in) > 0)
+    filter_line(&filt, line);
+  free(line);
+  fclose(in);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (filt.deadlock) {
+    fprintf(stderr,
+            "icsim: the program deadlocked (simulated time %s s): no rank can progress. Blocked: %s.\n"
+            "icsim: look for a receive without a matching send, or blocking sends to each other larger than the "
+            "eager threshold.\n",
+            filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)");
+    if (code == 0)
+      code = 3;
+  } else if (WIFSIGNALED(status) || filt.crashed || code >= 128) {
+    fprintf(stderr, "icsim: the program crashed (%s); run it with `icsim run --dry-run` and add -gdb to debug\n",
+            WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "see the messages above");
+    if (code == 0)
+      code = 134;
+  }
+  free(filt.blocked);
+  unlink(hostfile);
+  rmdir(dir);
+  free_strv(argv);
+  free_strv(env);
+  return code;
+}
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: icsim run -p PLATFORM.yaml -n N [options] [--] PROGRAM [ARGS...]\n"
+          "Runs an MPI program built with icsimcc on a simulated platform; prints its output.\n"
+          "  -p, --platform FILE    platform description (platforms/*.yaml)\n"
+          "  -n, --np N             number of MPI ranks\n"
+          "      --place SPEC       block (default), cyclic, NxC (e.g. 2x4: 2 nodes x 4 cores) or\n"
+          "                         one node per rank (e.g. 0,0,1,1)\n"
+          "      --set KEY=VALUE    override a parameter (see `icsim describe -p FILE`)\n"
+          "      --stats FILE.json  write per-stack counters\n"
+          "      --host-timing on|off  charge the program's own computation by timing it on this\n"
+          "                         machine (SMPI benchmarking; default on). off: only modelled costs,\n"
+          "                         results identical run to run\n"
+          "      --dry-run          print the smpirun command instead of running it\n"
+          "Exit status is the program's.\n");
+}
+
+int cmd_run(int argc, char **argv)
+{
+  struct run_request rq = {.place = "block", .host_timing = true};
+  bool dry = false;
+  static const struct option opts[] = {{"platform", required_argument, 0, 'p'}, {"np", required_argument, 0, 'n'},
+                                       {"place", required_argument, 0, 'P'},    {"set", required_argument, 0, 's'},
+                                       {"stats", required_argument, 0, 'S'},    {"dry-run", no_argument, 0, 'd'},
+                                       {"host-timing", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+p:n:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'p': rq.platform = optarg; break;
+    case 'n': {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (*end || n < 1 || n > 1 << 20) {
+        fprintf(stderr, "icsim run: -n %s: give a positive rank count\n", optarg);
+        return 2;
+      }
+      rq.nranks = (int)n;
+      break;
+    }
+    case 'P': rq.place = optarg; break;
+    case 's':
+      rq.sets = realloc(rq.sets, (size_t)(rq.nsets + 1) * sizeof *rq.sets);
+      rq.sets[rq.nsets++] = optarg;
+      break;
+    case 'S': rq.stats = optarg; break;
+    case 'd': dry = true; break;
+    case 'H':
+      if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+        fprintf(stderr, "icsim run: --host-timing %s: write on or off\n", optarg);
+        return 2;
+      }
+      rq.host_timing = strcmp(optarg, "on") == 0;
+      break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (!rq.platform || rq.nranks == 0) {
+    fprintf(stderr, "icsim run: %s is required\n", !rq.platform ? "-p PLATFORM.yaml" : "-n N");
+    usage(stderr);
+    return 2;
+  }
+  rq.program = argv + optind;
+  char err[2048];
+  int code;
+  if (dry) {
+    /* A stable hostfile so that the printed command keeps working after we exit. */
+    char hostfile[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    unsigned long h = 1469598103934665603UL; /* FNV-1a of what decides the mapping */
+    char key[PATH_MAX + 64];
+    snprintf(key, sizeof key, "%s|%s|%d", rq.platform, rq.place, rq.nranks);
+    for (const char *k = key; *k; k++)
+      h = (h ^ (unsigned char)*k) * 1099511628211UL;
+    snprintf(hostfile, sizeof hostfile, "%s/icsim-%d-%016lx.hosts", tmp ? tmp : "/tmp", (int)getuid(), h);
+    char **sargv, **env;
+    if (build_smpirun(&rq, hostfile, &sargv, &env, err, sizeof err)) {
+      fprintf(stderr, "icsim run: %s\n", err);
+      free(rq.sets);
+      return 2;
+    }
+    for (char **e = env; *e; e++) {
+      char *eq = strchr(*e, '=');
+      printf("%.*s=", (int)(eq - *e + 0), *e);
+      print_quoted(stdout, eq + 1);
+      putchar(' ');
+    }
+    for (char **a = sargv; *a; a++) {
+      print_quoted(stdout, *a);
+      putchar(a[1] ? ' ' : '\n');
+    }
+    free_strv(sargv);
+    free_strv(env);
+    code = 0;
+  } else {
+    code = launch_smpirun(&rq, 1, err, sizeof err);
+    if (code < 0) {
+      fprintf(stderr, "icsim run: %s\n", err);
+      code = 2;
+    }
+  }
+  free(rq.sets);
+  return code;
+}

@@ -1,0 +1,281 @@
+/* The MPI layer: strong MPI_* point-to-point entry points linked into every program built
+ * with icsimcc. Each charges the stack's per-message CPU time as real CPU occupation of the
+ * calling rank (so a busy CPU delays its next operation) and then calls SMPI's PMPI_*.
+ *
+ * Send side: charged before the message is handed over (the stack's work precedes the wire).
+ * Receive side: charged when the receive completes (taking the data out of the stack).
+ * Outside icsim (plain smpirun without the icsim platform) every wrapper is a pass-through.
+ * SMPI's collectives do not call MPI_Send, so collectives pay wire costs only (see
+ * stacks/README.md). Globals here are shared by all ranks: SMPI runs them in one process. */
+#include <mpi.h>
+#include <simgrid/host.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+/* Receives in flight: request -> buffer and communicator, to cost them on completion. */
+#define PENDING_BUCKETS 4096
+struct pending {
+  MPI_Request req;
+  const void *buf;
+  MPI_Comm comm;
+  struct pending *next;
+};
+static struct pending *pending[PENDING_BUCKETS];
+
+static size_t bucket_of(MPI_Request r) { return ((uintptr_t)r >> 4) % PENDING_BUCKETS; }
+
+static void pending_add(MPI_Request r, const void *buf, MPI_Comm comm)
+{
+  struct pending *p = malloc(sizeof *p);
+  p->req = r;
+  p->buf = buf;
+  p->comm = comm;
+  p->next = pending[bucket_of(r)];
+  pending[bucket_of(r)] = p;
+}
+
+/* Remove and return the entry of R (caller frees), or NULL. */
+static struct pending *pending_take(MPI_Request r)
+{
+  for (struct pending **pp = &pending[bucket_of(r)]; *pp; pp = &(*pp)->next)
+    if ((*pp)->req == r) {
+      struct pending *p = *pp;
+      *pp = p->next;
+      return p;
+    }
+  return NULL;
+}
+
+static int world_rank(MPI_Comm comm, int r)
+{
+  if (comm == MPI_COMM_WORLD || r < 0)
+    return r;
+  MPI_Group g, wg;
+  int out = MPI_UNDEFINED;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_translate_ranks(g, 1, &r, wg, &out);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  return out;
+}
+
+static void fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src_world, int dst_world, size_t bytes,
+                     const void *buf, int tag)
+{
+  int sh = rt->rank_host[src_world], dh = rt->rank_host[dst_world];
+  m->src_rank = src_world;
+  m->dst_rank = dst_world;
+  m->src_node = sh / rt->pf.p.sockets;
+  m->src_socket = sh % rt->pf.p.sockets;
+  m->dst_node = dh / rt->pf.p.sockets;
+  m->dst_socket = dh % rt->pf.p.sockets;
+  m->bytes = bytes;
+  m->buf = buf;
+  m->tag = tag;
+}
+
+static void occupy_cpu(double seconds)
+{
+  if (seconds > 0)
+    smpi_execute_flops_benched(seconds * sg_host_get_speed(sg_host_self()));
+}
+
+static int my_world_rank(void)
+{
+  int r;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+static void charge_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt || dest == MPI_PROC_NULL)
+    return;
+  int size;
+  PMPI_Type_size(type, &size);
+  struct icsim_msg m;
+  fill_msg(rt, &m, my_world_rank(), world_rank(comm, dest), (size_t)count * (size_t)size, buf, tag);
+  occupy_cpu(icsim_runtime_send_cpu(rt, &m));
+}
+
+static void charge_recv(const void *buf, MPI_Comm comm, const MPI_Status *st)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+    return;
+  int bytes = 0;
+  PMPI_Get_count(st, MPI_BYTE, &bytes);
+  struct icsim_msg m;
+  fill_msg(rt, &m, world_rank(comm, st->MPI_SOURCE), my_world_rank(), (size_t)(bytes > 0 ? bytes : 0), buf,
+           st->MPI_TAG);
+  occupy_cpu(icsim_runtime_recv_cpu(rt, &m));
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+  int rc = PMPI_Init(argc, argv);
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rc == MPI_SUCCESS && rt) {
+    int me = my_world_rank(), n;
+    PMPI_Comm_size(MPI_COMM_WORLD, &n);
+    char expect[64];
+    icsim_host_name(&rt->pf, rt->rank_host[me < rt->nranks ? me : 0], expect, sizeof expect);
+    if (n != rt->nranks || strcmp(expect, sg_host_get_name(sg_host_self())) != 0) {
+      fprintf(stderr,
+              "icsim: rank %d runs on %s but the placement says %s (-np %d, %s=%d): the hostfile and %s disagree; "
+              "regenerate the command with `icsim run --dry-run`\n",
+              me, sg_host_get_name(sg_host_self()), expect, n, ICSIM_ENV_NRANKS, rt->nranks, ICSIM_ENV_PLACE);
+      PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  return rc;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+  charge_send(buf, count, type, dest, tag, comm);
+  return PMPI_Send(buf, count, type, dest, tag, comm);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+  charge_send(buf, count, type, dest, tag, comm);
+  return PMPI_Ssend(buf, count, type, dest, tag, comm);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+  charge_send(buf, count, type, dest, tag, comm);
+  return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+  MPI_Status local;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Recv(buf, count, type, src, tag, comm, st);
+  if (rc == MPI_SUCCESS)
+    charge_recv(buf, comm, st);
+  return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{
+  int rc = PMPI_Irecv(buf, count, type, src, tag, comm, req);
+  if (rc == MPI_SUCCESS && icsim_runtime_get() && src != MPI_PROC_NULL)
+    pending_add(*req, buf, comm);
+  return rc;
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+  MPI_Status local;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
+  charge_send(sbuf, scount, stype, dest, stag, comm);
+  int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st);
+  if (rc == MPI_SUCCESS)
+    charge_recv(rbuf, comm, st);
+  return rc;
+}
+
+/* Cost the receives among REQS[0..n) that completed (COMPLETED[i] != 0), using STATUSES. */
+static void settle(int n, const MPI_Request *before, const int *completed, const MPI_Status *statuses)
+{
+  for (int i = 0; i < n; i++) {
+    if (!completed[i] || before[i] == MPI_REQUEST_NULL)
+      continue;
+    struct pending *p = pending_take(before[i]);
+    if (p) {
+      charge_recv(p->buf, p->comm, &statuses[i]);
+      free(p);
+    }
+  }
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+  MPI_Request before = *req;
+  MPI_Status local;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Wait(req, st);
+  int done = 1;
+  if (rc == MPI_SUCCESS)
+    settle(1, &before, &done, st);
+  return rc;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+  MPI_Request before = *req;
+  MPI_Status local;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Test(req, flag, st);
+  if (rc == MPI_SUCCESS && *flag)
+    settle(1, &before, flag, st);
+  return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
+  MPI_Request before_small[64];
+  MPI_Status st_small[64];
+  int done_small[64];
+  MPI_Request *before = n <= 64 ? before_small : malloc((size_t)n * sizeof *before);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? (n <= 64 ? st_small : malloc((size_t)n * sizeof *st)) : statuses;
+  int *done = n <= 64 ? done_small : malloc((size_t)n * sizeof *done);
+  for (int i = 0; i < n; i++) {
+    before[i] = reqs[i];
+    done[i] = 1;
+  }
+  int rc = PMPI_Waitall(n, reqs, st);
+  if (rc == MPI_SUCCESS)
+    settle(n, before, done, st);
+  if (n > 64) {
+    free(before);
+    free(done);
+    if (statuses == MPI_STATUSES_IGNORE)
+      free(st);
+  }
+  return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+  MPI_Status local;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
+  MPI_Request *before = malloc((size_t)(n > 0 ? n : 1) * sizeof *before);
+  memcpy(before, reqs, (size_t)n * sizeof *before);
+  int rc = PMPI_Waitany(n, reqs, index, st);
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) {
+    int done = 1;
+    settle(1, &before[*index], &done, st);
+  }
+  free(before);
+  return rc;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+  MPI_Request *before = malloc((size_t)(n > 0 ? n : 1) * sizeof *before);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? malloc((size_t)(n > 0 ? n : 1) * sizeof *st) : statuses;
+  int *done = malloc((size_t)(n > 0 ? n : 1) * sizeof *done);
+  for (int i = 0; i < n; i++) {
+    before[i] = reqs[i];
+    done[i] = 1;
+  }
+  int rc = PMPI_Testall(n, reqs, flag, st);
+  if (rc == MPI_SUCCESS && *flag)
+    settle(n, before, done, st);
+  free(before);
+  free(done);
+  if (statuses == MPI_STATUSES_IGNORE)
+    free(st);
+  return rc;
+}

@@ -1,0 +1,224 @@
+/* Parameter sets built from descriptor tables. */
+#include "params.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void icsim_params_add_table(struct icsim_params *ps, const struct icsim_param_desc *table, size_t n)
+{
+  ps->v = realloc(ps->v, (ps->n + n) * sizeof *ps->v);
+  for (size_t i = 0; i < n; i++) {
+    struct icsim_pval *pv = &ps->v[ps->n++];
+    memset(pv, 0, sizeof *pv);
+    pv->d = &table[i];
+    pv->where = strdup("default");
+    snprintf(pv->origin, sizeof pv->origin, "%s", table[i].origin ? table[i].origin : "assumed");
+    if (table[i].def) {
+      char err[256];
+      if (icsim_param_parse(&table[i], table[i].def, &pv->num, err, sizeof err) != 0) {
+        fprintf(stderr, "icsim: internal error: default of %s: %s\n", table[i].key, err);
+        abort();
+      }
+      pv->text = strdup(table[i].def);
+    }
+  }
+}
+
+void icsim_params_free(struct icsim_params *ps)
+{
+  for (size_t i = 0; i < ps->n; i++) {
+    free(ps->v[i].text);
+    free(ps->v[i].where);
+    free(ps->v[i].ref);
+  }
+  free(ps->v);
+  ps->v = NULL;
+  ps->n = 0;
+}
+
+struct icsim_pval *icsim_params_find(const struct icsim_params *ps, const char *key)
+{
+  for (size_t i = 0; i < ps->n; i++)
+    if (strcmp(ps->v[i].d->key, key) == 0)
+      return &ps->v[i];
+  return NULL;
+}
+
+size_t icsim_edit_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  size_t *row = malloc((lb + 1) * sizeof *row);
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  size_t d = row[lb];
+  free(row);
+  return d;
+}
+
+const char *icsim_params_closest(const struct icsim_params *ps, const char *key)
+{
+  const char *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; i < ps->n; i++) {
+    size_t d = icsim_edit_distance(key, ps->v[i].d->key);
+    if (d < best_d) {
+      best_d = d;
+      best = ps->v[i].d->key;
+    }
+  }
+  /* Only suggest something plausibly meant: at most a third of the key changed. */
+  if (best && best_d * 3 > strlen(key) + 2)
+    return NULL;
+  return best;
+}
+
+static int parse_int(const char *text, double *num)
+{
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0')
+    return -1;
+  *num = (double)v;
+  return 0;
+}
+
+int icsim_param_parse(const struct icsim_param_desc *d, const char *text, double *num, char *err, size_t errlen)
+{
+  *num = 0;
+  switch (d->type) {
+  case ICSIM_P_QUANTITY:
+    if (icsim_parse_quantity(text, d->dim, num, err, errlen))
+      return -1;
+    break;
+  case ICSIM_P_INT:
+    if (parse_int(text, num)) {
+      snprintf(err, errlen, "'%s' is not a whole number; write e.g. '8'", text);
+      return -1;
+    }
+    break;
+  case ICSIM_P_BOOL:
+    if (!strcmp(text, "true") || !strcmp(text, "yes") || !strcmp(text, "on"))
+      *num = 1;
+    else if (!strcmp(text, "false") || !strcmp(text, "no") || !strcmp(text, "off"))
+      *num = 0;
+    else {
+      snprintf(err, errlen, "'%s' is not a boolean; write true or false", text);
+      return -1;
+    }
+    return 0;
+  case ICSIM_P_ENUM: {
+    size_t len = strlen(text);
+    int idx = 0;
+    for (const char *c = d->choices; *c; idx++) {
+      const char *bar = strchr(c, '|');
+      size_t clen = bar ? (size_t)(bar - c) : strlen(c);
+      if (clen == len && strncmp(c, text, len) == 0) {
+        *num = idx;
+        return 0;
+      }
+      c += clen + (bar ? 1 : 0);
+    }
+    snprintf(err, errlen, "'%s' is not one of %s", text, d->choices);
+    return -1;
+  }
+  case ICSIM_P_STRING:
+    return 0;
+  }
+  if ((d->type == ICSIM_P_QUANTITY || d->type == ICSIM_P_INT) && (*num < d->min || *num > d->max)) {
+    char lo[64], hi[64];
+    icsim_format_quantity(d->min, d->type == ICSIM_P_INT ? ICSIM_DIM_NONE : d->dim, lo, sizeof lo);
+    icsim_format_quantity(d->max, d->type == ICSIM_P_INT ? ICSIM_DIM_NONE : d->dim, hi, sizeof hi);
+    snprintf(err, errlen, "%s is out of range; allowed is %s to %s", text, lo, hi);
+    return -1;
+  }
+  return 0;
+}
+
+int icsim_params_set(struct icsim_params *ps, const char *key, const char *text, const char *origin,
+                     const char *where, const char *ref, char *err, size_t errlen)
+{
+  struct icsim_pval *pv = icsim_params_find(ps, key);
+  if (!pv) {
+    const char *near = icsim_params_closest(ps, key);
+    if (near)
+      snprintf(err, errlen, "unknown key '%s'; did you mean '%s'?", key, near);
+    else
+      snprintf(err, errlen, "unknown key '%s'; `icsim describe` lists the keys", key);
+    return -1;
+  }
+  char why[256];
+  double num;
+  if (icsim_param_parse(pv->d, text, &num, why, sizeof why)) {
+    snprintf(err, errlen, "%s: %s", key, why);
+    return -1;
+  }
+  pv->num = num;
+  free(pv->text);
+  pv->text = strdup(text);
+  snprintf(pv->origin, sizeof pv->origin, "%s", origin ? origin : "assumed");
+  free(pv->where);
+  pv->where = strdup(where);
+  free(pv->ref);
+  pv->ref = ref ? strdup(ref) : NULL;
+  pv->given = true;
+  return 0;
+}
+
+const char *icsim_params_missing(const struct icsim_params *ps)
+{
+  for (size_t i = 0; i < ps->n; i++)
+    if (!ps->v[i].text)
+      return ps->v[i].d->key;
+  return NULL;
+}
+
+static struct icsim_pval *must_find(const struct icsim_params *ps, const char *key)
+{
+  struct icsim_pval *pv = icsim_params_find(ps, key);
+  if (!pv) {
+    fprintf(stderr, "icsim: internal error: parameter '%s' is not declared in any table\n", key);
+    abort();
+  }
+  return pv;
+}
+
+double icsim_param_num(const struct icsim_params *ps, const char *key) { return must_find(ps, key)->num; }
+
+const char *icsim_param_text(const struct icsim_params *ps, const char *key)
+{
+  const char *t = must_find(ps, key)->text;
+  return t ? t : "";
+}
+
+void icsim_params_fill(const struct icsim_params *ps, const struct icsim_param_desc *table, size_t n, void *base)
+{
+  for (size_t i = 0; i < ps->n; i++) {
+    const struct icsim_param_desc *d = ps->v[i].d;
+    if (d < table || d >= table + n || d->field == ICSIM_NO_FIELD)
+      continue;
+    char *at = (char *)base + d->field;
+    switch (d->type) {
+    case ICSIM_P_QUANTITY: *(double *)at = ps->v[i].num; break;
+    case ICSIM_P_INT:
+    case ICSIM_P_ENUM: *(int *)at = (int)lround(ps->v[i].num); break;
+    case ICSIM_P_BOOL: *(bool *)at = ps->v[i].num != 0; break;
+    case ICSIM_P_STRING: *(const char **)at = ps->v[i].text ? ps->v[i].text : ""; break;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/* Parameter descriptor tables: the one source of truth for every model and platform value.
+ *
+ * A model declares a table of icsim_param_desc rows; YAML files, `--set key=value`,
+ * `icsim describe` and the README tables are all driven from it. Each row says the key,
+ * type, unit (through the dimension), bounds, default, where the default comes from and a
+ * help line, and optionally the field of the model's own struct that receives the value. */
+#ifndef ICSIM_PARAMS_H
+#define ICSIM_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "units.h"
+
+enum icsim_ptype {
+  ICSIM_P_QUANTITY, /* double, dimension + unit; field: double */
+  ICSIM_P_INT,      /* integer number; field: int */
+  ICSIM_P_BOOL,     /* true/false; field: bool */
+  ICSIM_P_ENUM,     /* one word of `choices` ("a|b|c"); field: int index */
+  ICSIM_P_STRING,   /* free text; field: const char * (owned by the set) */
+};
+
+#define ICSIM_NO_FIELD ((size_t)-1)
+
+struct icsim_param_desc {
+  const char *key; /* hierarchical kebab-case: "network/link-bandwidth" */
+  enum icsim_ptype type;
+  enum icsim_dim dim; /* for QUANTITY */
+  double min, max;    /* inclusive bounds for QUANTITY and INT, in SI base units */
+  const char *def;    /* default as written in YAML; NULL = required */
+  const char *origin; /* of the default: paper, spec, calibrated, measured, assumed */
+  const char *help;   /* one line, says what the value means physically */
+  const char *choices;/* ENUM only: "star|full|ring" */
+  size_t field;       /* offsetof() into the model's struct, or ICSIM_NO_FIELD */
+};
+
+struct icsim_pval {
+  const struct icsim_param_desc *d;
+  double num;  /* QUANTITY, INT, BOOL (0/1), ENUM (index) */
+  char *text;  /* the value as written */
+  char origin[16];
+  char *where; /* "default", "file.yaml:12:5", "--set" */
+  char *ref;   /* free text reference, may be NULL */
+  bool given;  /* not from the default */
+};
+
+struct icsim_params {
+  struct icsim_pval *v;
+  size_t n;
+};
+
+/* Add every row of TABLE (N rows), each with its default if it has one. */
+void icsim_params_add_table(struct icsim_params *ps, const struct icsim_param_desc *table, size_t n);
+void icsim_params_free(struct icsim_params *ps);
+
+/* Find a value by exact key, NULL if unknown. */
+struct icsim_pval *icsim_params_find(const struct icsim_params *ps, const char *key);
+/* Closest known key to KEY (edit distance), for "did you mean" hints. */
+const char *icsim_params_closest(const struct icsim_params *ps, const char *key);
+
+/* Parse TEXT for KEY and store it. ORIGIN may be NULL (then "assumed"), WHERE says where it
+ * was written. Returns 0, or -1 with a message (without location) in ERR. */
+int icsim_params_set(struct icsim_params *ps, const char *key, const char *text, const char *origin,
+                     const char *where, const char *ref, char *err, size_t errlen);
+/* Parse TEXT against one descriptor without storing: *NUM gets the value. */
+int icsim_param_parse(const struct icsim_param_desc *d, const char *text, double *num, char *err, size_t errlen);
+
+/* First key (in table order) that has no default and was not given, or NULL. */
+const char *icsim_params_missing(const struct icsim_params *ps);
+
+/* Accessors (abort with a programming error if KEY is not in the set). */
+double icsim_param_num(const struct icsim_params *ps, const char *key);
+const char *icsim_param_text(const struct icsim_params *ps, const char *key);
+
+/* Copy every value whose descriptor is one of TABLE's rows into the struct at BASE. */
+void icsim_params_fill(const struct icsim_params *ps, const struct icsim_param_desc *table, size_t n, void *base);
+
+/* Edit distance, exported for the tests and other "did you mean" users. */
+size_t icsim_edit_distance(const char *a, const char *b);
+
+#endif

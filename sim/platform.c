@@ -1,0 +1,509 @@
+/* Platform schema, YAML resolution, topology links and routes, placement. */
+#include "platform.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "yaml_flat.h"
+
+#define F(field) offsetof(struct icsim_platform_params, field)
+#define BIG 1e18
+
+const struct icsim_param_desc icsim_platform_table[] = {
+    {"name", ICSIM_P_STRING, 0, 0, 0, NULL, "spec", "short name of the machine", NULL, F(name)},
+    {"description", ICSIM_P_STRING, 0, 0, 0, "", "spec", "one line on what the machine is", NULL, F(description)},
+    {"source/paper", ICSIM_P_STRING, 0, 0, 0, "", "spec", "publication the machine is taken from", NULL,
+     F(source_paper)},
+    {"source/testbed", ICSIM_P_STRING, 0, 0, 0, "", "spec", "the real test bed it models", NULL, F(source_testbed)},
+    {"stack", ICSIM_P_STRING, 0, 0, 0, NULL, "spec", "network stack model (see stacks/README.md)", NULL, F(stack)},
+    {"compose", ICSIM_P_STRING, 0, 0, 0, "", "spec", "stack composed over the network stack (e.g. numa)", NULL,
+     F(compose)},
+    {"nodes/count", ICSIM_P_INT, 0, 1, 65536, NULL, "spec", "number of nodes", NULL, F(nodes)},
+    {"nodes/sockets", ICSIM_P_INT, 0, 1, 16, "1", "assumed", "CPU sockets per node", NULL, F(sockets)},
+    {"nodes/cores-per-socket", ICSIM_P_INT, 0, 1, 1024, "1", "assumed", "cores per socket", NULL,
+     F(cores_per_socket)},
+    {"nodes/clock", ICSIM_P_QUANTITY, ICSIM_DIM_FREQUENCY, 1e6, 1e11, NULL, "spec",
+     "core clock; turns a stack's instruction counts into time", NULL, F(clock_Hz)},
+    {"nodes/speed", ICSIM_P_QUANTITY, ICSIM_DIM_SPEED, 1e3, 1e15, NULL, "spec",
+     "per-core computing speed for work charged in flops", NULL, F(speed_flops)},
+    {"nodes/memory-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "10GBps", "assumed",
+     "one socket's memory controller bandwidth (intra-node copies cross it)", NULL, F(memory_bw_Bps)},
+    {"nodes/memory-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 1e-9, 1e-3, "100ns", "assumed",
+     "memory access latency seen by an intra-node copy", NULL, F(memory_lat_s)},
+    {"nodes/socket-link-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "10GBps", "assumed",
+     "inter-socket link (QPI on NUMA nodes, FSB on SMP nodes), each direction", NULL, F(socket_link_bw_Bps)},
+    {"nodes/socket-link-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1e-3, "100ns", "assumed",
+     "inter-socket link latency", NULL, F(socket_link_lat_s)},
+    {"network/topology", ICSIM_P_ENUM, 0, 0, 0, "star", "spec",
+     "star = one switch; full = a link per node pair; ring; torus3d; fat-tree2 = leaves + spines",
+     "star|full|ring|torus3d|fat-tree2", F(topology)},
+    {"network/link-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e3, 1e13, NULL, "spec",
+     "node link bandwidth, each direction (links are full duplex)", NULL, F(link_bw_Bps)},
+    {"network/link-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "0s", "assumed",
+     "propagation and PHY latency of one link", NULL, F(link_lat_s)},
+    {"network/switch-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "0s", "assumed",
+     "one-way latency of one switch (router) traversal", NULL, F(switch_lat_s)},
+    {"network/torus-dims", ICSIM_P_STRING, 0, 0, 0, "", "spec", "torus3d only: XxYxZ, product = nodes/count",
+     NULL, F(torus_dims)},
+    {"network/leaf-size", ICSIM_P_INT, 0, 1, 65536, "16", "assumed", "fat-tree2 only: nodes per leaf switch",
+     NULL, F(leaf_size)},
+    {"network/spines", ICSIM_P_INT, 0, 1, 1024, "1", "assumed", "fat-tree2 only: number of spine switches",
+     NULL, F(spines)},
+    {"network/uplink-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
+     "fat-tree2 only: leaf-spine link bandwidth (0 = same as link-bandwidth)", NULL, F(uplink_bw_Bps)},
+};
+const size_t icsim_platform_table_len = sizeof icsim_platform_table / sizeof icsim_platform_table[0];
+
+/* Split "key=value"; returns 0 or -1. */
+static int split_set(const char *set, char *key, size_t klen, const char **value)
+{
+  const char *eq = strchr(set, '=');
+  if (!eq || eq == set || (size_t)(eq - set) >= klen)
+    return -1;
+  memcpy(key, set, (size_t)(eq - set));
+  key[eq - set] = '\0';
+  *value = eq + 1;
+  return 0;
+}
+
+static int parse_dims(const char *text, int dims[3])
+{
+  char tail;
+  if (sscanf(text, "%dx%dx%d%c", &dims[0], &dims[1], &dims[2], &tail) != 3)
+    return -1;
+  return (dims[0] > 0 && dims[1] > 0 && dims[2] > 0) ? 0 : -1;
+}
+
+static void add_link(struct icsim_platform *pf, int *cap, const char *name, enum icsim_link_kind kind,
+                     enum icsim_sharing sharing, double bw, double lat)
+{
+  if (pf->nlinks == *cap) {
+    *cap = *cap ? 2 * *cap : 64;
+    pf->links = realloc(pf->links, (size_t)*cap * sizeof *pf->links);
+  }
+  struct icsim_link *l = &pf->links[pf->nlinks++];
+  snprintf(l->name, sizeof l->name, "%s", name);
+  l->kind = kind;
+  l->sharing = sharing;
+  l->bw_Bps = bw;
+  l->lat_s = lat;
+}
+
+/* Link numbering is implicit and shared with icsim_route(): keep the two in step. */
+struct layout {
+  int mem0, sock0, net0, sw0, extra0; /* first index of each group */
+  int nsw;
+};
+
+static struct layout layout_of(const struct icsim_platform *pf)
+{
+  const struct icsim_platform_params *p = &pf->p;
+  struct layout L;
+  int hosts = p->nodes * p->sockets;
+  L.mem0 = 0;
+  L.sock0 = L.mem0 + hosts;
+  L.net0 = L.sock0 + (p->sockets > 1 ? p->nodes : 0);
+  switch (p->topology) {
+  case ICSIM_TOPO_STAR: L.sw0 = L.net0 + p->nodes; L.nsw = 1; break;
+  case ICSIM_TOPO_FULL: L.sw0 = L.net0 + p->nodes * (p->nodes - 1) / 2; L.nsw = 0; break;
+  case ICSIM_TOPO_RING: L.sw0 = L.net0 + p->nodes; L.nsw = p->nodes; break;
+  case ICSIM_TOPO_TORUS3D: L.sw0 = L.net0 + 3 * p->nodes; L.nsw = p->nodes; break;
+  default: { /* fat tree: node links, then leaf and spine switches, then uplinks */
+    int leaves = (p->nodes + p->leaf_size - 1) / p->leaf_size;
+    L.sw0 = L.net0 + p->nodes;
+    L.nsw = leaves + p->spines;
+  }
+  }
+  L.extra0 = L.sw0 + L.nsw;
+  return L;
+}
+
+static void build_links(struct icsim_platform *pf)
+{
+  const struct icsim_platform_params *p = &pf->p;
+  int cap = 0;
+  char name[40];
+  for (int n = 0; n < p->nodes; n++)
+    for (int s = 0; s < p->sockets; s++) {
+      snprintf(name, sizeof name, "mem:%d.s%d", n, s);
+      add_link(pf, &cap, name, ICSIM_LINK_MEMORY, ICSIM_SHARED, p->memory_bw_Bps, p->memory_lat_s);
+    }
+  if (p->sockets > 1)
+    for (int n = 0; n < p->nodes; n++) {
+      snprintf(name, sizeof name, "qpi:%d", n);
+      add_link(pf, &cap, name, ICSIM_LINK_SOCKET, ICSIM_SPLITDUPLEX, p->socket_link_bw_Bps, p->socket_link_lat_s);
+    }
+  switch (p->topology) {
+  case ICSIM_TOPO_STAR:
+  case ICSIM_TOPO_RING:
+  case ICSIM_TOPO_FATTREE2:
+    /* star/fat tree: node <-> switch; ring: node n <-> node n+1 */
+    for (int n = 0; n < p->nodes; n++) {
+      snprintf(name, sizeof name, "net:%d", n);
+      add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
+    }
+    break;
+  case ICSIM_TOPO_FULL:
+    for (int a = 0; a < p->nodes; a++)
+      for (int b = a + 1; b < p->nodes; b++) {
+        snprintf(name, sizeof name, "net:%d-%d", a, b);
+        add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
+      }
+    break;
+  case ICSIM_TOPO_TORUS3D:
+    for (int n = 0; n < p->nodes; n++)
+      for (int d = 0; d < 3; d++) {
+        snprintf(name, sizeof name, "net:%d+%c", n, "xyz"[d]);
+        add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
+      }
+    break;
+  }
+  struct layout L = layout_of(pf);
+  /* Switches are crossbars: latency, no bandwidth limit of their own. */
+  for (int i = 0; i < L.nsw; i++) {
+    snprintf(name, sizeof name, "sw:%d", i);
+    add_link(pf, &cap, name, ICSIM_LINK_SWITCH, ICSIM_FATPIPE, BIG, p->switch_lat_s);
+  }
+  if (p->topology == ICSIM_TOPO_FATTREE2) {
+    int leaves = (p->nodes + p->leaf_size - 1) / p->leaf_size;
+    double bw = p->uplink_bw_Bps > 0 ? p->uplink_bw_Bps : p->link_bw_Bps;
+    for (int l = 0; l < leaves; l++)
+      for (int s = 0; s < p->spines; s++) {
+        snprintf(name, sizeof name, "up:%d-%d", l, s);
+        add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, bw, p->link_lat_s);
+      }
+  }
+}
+
+int icsim_platform_hosts(const struct icsim_platform *pf) { return pf->p.nodes * pf->p.sockets; }
+
+void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_t len)
+{
+  snprintf(buf, len, "node%d.s%d", host / pf->p.sockets, host % pf->p.sockets);
+}
+
+int icsim_host_index(const struct icsim_platform *pf, const char *name)
+{
+  int n, s;
+  char tail;
+  if (sscanf(name, "node%d.s%d%c", &n, &s, &tail) != 2 || n < 0 || n >= pf->p.nodes || s < 0 || s >= pf->p.sockets)
+    return -1;
+  return n * pf->p.sockets + s;
+}
+
+static int full_link_index(int nodes, int a, int b)
+{
+  if (a > b) {
+    int t = a;
+    a = b;
+    b = t;
+  }
+  /* pairs (a, b>a) numbered row by row */
+  return a * nodes - a * (a + 1) / 2 + (b - a - 1);
+}
+
+int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops)
+{
+  const struct icsim_platform_params *p = &pf->p;
+  struct layout L = layout_of(pf);
+  int n = 0;
+  int sn = src_host / p->sockets, ss = src_host % p->sockets;
+  int dn = dst_host / p->sockets, ds = dst_host % p->sockets;
+#define HOP(l, u) (hops[n].link = (l), hops[n].up = (u), n++)
+  HOP(L.mem0 + src_host, 1);
+  if (src_host == dst_host)
+    return n;
+  if (sn == dn) {
+    HOP(L.sock0 + sn, ss < ds);
+    HOP(L.mem0 + dst_host, 1);
+    return n;
+  }
+  switch (p->topology) {
+  case ICSIM_TOPO_STAR:
+    HOP(L.net0 + sn, 1);
+    HOP(L.sw0, 1);
+    HOP(L.net0 + dn, 0);
+    break;
+  case ICSIM_TOPO_FULL:
+    HOP(L.net0 + full_link_index(p->nodes, sn, dn), sn < dn);
+    break;
+  case ICSIM_TOPO_RING: {
+    /* shortest way round; ties go forward. Link k joins node k and k+1. */
+    int fwd = (dn - sn + p->nodes) % p->nodes;
+    int step = fwd <= p->nodes - fwd ? 1 : -1;
+    for (int at = sn; at != dn;) {
+      int next = (at + step + p->nodes) % p->nodes;
+      HOP(L.net0 + (step > 0 ? at : next), step > 0);
+      if (next != dn)
+        HOP(L.sw0 + next, 1);
+      at = next;
+    }
+    break;
+  }
+  case ICSIM_TOPO_TORUS3D: {
+    /* dimension-order routing x, y, z; shortest direction, ties go forward.
+     * Link 3*k+d joins node k and its + neighbour in dimension d. */
+    int c[3] = {sn % pf->dims[0], (sn / pf->dims[0]) % pf->dims[1], sn / (pf->dims[0] * pf->dims[1])};
+    int t[3] = {dn % pf->dims[0], (dn / pf->dims[0]) % pf->dims[1], dn / (pf->dims[0] * pf->dims[1])};
+    for (int d = 0; d < 3; d++) {
+      int size = pf->dims[d];
+      int fwd = (t[d] - c[d] + size) % size;
+      int step = fwd <= size - fwd ? 1 : -1;
+      while (c[d] != t[d]) {
+        int at = c[0] + pf->dims[0] * (c[1] + pf->dims[1] * c[2]);
+        c[d] = (c[d] + step + size) % size;
+        int next = c[0] + pf->dims[0] * (c[1] + pf->dims[1] * c[2]);
+        HOP(L.net0 + 3 * (step > 0 ? at : next) + d, step > 0);
+        if (next != dn)
+          HOP(L.sw0 + next, 1);
+      }
+    }
+    break;
+  }
+  case ICSIM_TOPO_FATTREE2: {
+    int sl = sn / p->leaf_size, dl = dn / p->leaf_size;
+    int leaves = (p->nodes + p->leaf_size - 1) / p->leaf_size;
+    HOP(L.net0 + sn, 1);
+    HOP(L.sw0 + sl, 1);
+    if (sl != dl) {
+      int spine = dn % p->spines; /* destination-mod-k: deterministic, spreads destinations */
+      HOP(L.extra0 + sl * p->spines + spine, 1);
+      HOP(L.sw0 + leaves + spine, 1);
+      HOP(L.extra0 + dl * p->spines + spine, 0);
+      HOP(L.sw0 + dl, 1);
+    }
+    HOP(L.net0 + dn, 0);
+    break;
+  }
+  }
+  HOP(L.mem0 + dst_host, 1);
+#undef HOP
+  return n;
+}
+
+static int located(char *err, size_t errlen, const char *path, const struct icsim_yentry *e, const char *msg)
+{
+  snprintf(err, errlen, "%s:%d:%d: %s", path, e->line, e->column, msg);
+  return -1;
+}
+
+/* Cross-field checks that a single row cannot express. */
+static int check_consistency(struct icsim_platform *pf, const struct icsim_yfile *y, char *err, size_t errlen)
+{
+  const struct icsim_platform_params *p = &pf->p;
+  if (p->topology == ICSIM_TOPO_TORUS3D) {
+    const struct icsim_yentry *e = icsim_yaml_get(y, "network/torus-dims");
+    if (parse_dims(p->torus_dims, pf->dims)) {
+      if (e)
+        return located(err, errlen, pf->path, e, "network/torus-dims must be XxYxZ, e.g. 4x4x2, for a torus3d");
+      snprintf(err, errlen, "%s: network/torus-dims '%s' must be XxYxZ (e.g. 4x4x2) for a torus3d", pf->path,
+               p->torus_dims);
+      return -1;
+    }
+    if (pf->dims[0] * pf->dims[1] * pf->dims[2] != p->nodes) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "network/torus-dims %s holds %d nodes but nodes/count is %d; make them agree",
+               p->torus_dims, pf->dims[0] * pf->dims[1] * pf->dims[2], p->nodes);
+      if (e)
+        return located(err, errlen, pf->path, e, msg);
+      snprintf(err, errlen, "%s: %s", pf->path, msg);
+      return -1;
+    }
+  }
+  if ((long)p->nodes * p->sockets > 1 << 20) {
+    snprintf(err, errlen, "%s: %d nodes x %d sockets is more hosts than icsim handles (2^20)", pf->path, p->nodes,
+             p->sockets);
+    return -1;
+  }
+  return 0;
+}
+
+int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const *sets, int nsets, char *err,
+                        size_t errlen)
+{
+  memset(pf, 0, sizeof *pf);
+  pf->path = strdup(path);
+  struct icsim_yfile y;
+  if (icsim_yaml_load(path, &y, err, errlen)) {
+    icsim_platform_free(pf);
+    return -1;
+  }
+  char msg[512], key[256];
+  const char *value;
+  int rc = -1;
+
+  /* The stack names decide which parameter tables exist, so they are resolved first. */
+  const struct icsim_yentry *se = icsim_yaml_get(&y, "stack");
+  const struct icsim_yentry *ce = icsim_yaml_get(&y, "compose");
+  const char *stack_name = se ? se->value : NULL, *compose_name = ce ? ce->value : NULL;
+  for (int i = 0; i < nsets; i++) {
+    if (split_set(sets[i], key, sizeof key, &value) == 0 && strcmp(key, "stack") == 0)
+      stack_name = value;
+    if (split_set(sets[i], key, sizeof key, &value) == 0 && strcmp(key, "compose") == 0)
+      compose_name = value;
+  }
+  if (!stack_name) {
+    snprintf(err, errlen, "%s: missing required key 'stack'; add e.g. 'stack: generic'", path);
+    goto out;
+  }
+  pf->stack = icsim_stack_find(stack_name);
+  if (!pf->stack || pf->stack->composes) {
+    char names[256] = "";
+    for (size_t i = 0; i < icsim_stack_count(); i++)
+      if (!icsim_stack_at(i)->composes)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                 icsim_stack_at(i)->name);
+    snprintf(msg, sizeof msg, "unknown network stack '%s'; known: %s", stack_name, names);
+    if (se && strcmp(se->value, stack_name) == 0)
+      located(err, errlen, path, se, msg);
+    else
+      snprintf(err, errlen, "--set stack: %s", msg);
+    goto out;
+  }
+  if (compose_name && compose_name[0]) {
+    pf->compose = icsim_stack_find(compose_name);
+    if (!pf->compose || !pf->compose->composes) {
+      snprintf(msg, sizeof msg, "unknown composing stack '%s'", compose_name);
+      if (ce && strcmp(ce->value, compose_name) == 0)
+        located(err, errlen, path, ce, msg);
+      else
+        snprintf(err, errlen, "--set compose: %s", msg);
+      goto out;
+    }
+  }
+  icsim_params_add_table(&pf->params, icsim_platform_table, icsim_platform_table_len);
+  icsim_params_add_table(&pf->params, pf->stack->params, pf->stack->nparams);
+  if (pf->compose)
+    icsim_params_add_table(&pf->params, pf->compose->params, pf->compose->nparams);
+
+  for (size_t i = 0; i < y.n; i++) {
+    const struct icsim_yentry *e = &y.e[i];
+    char where[512], why[400];
+    snprintf(where, sizeof where, "%s:%d", path, e->line);
+    if (icsim_params_set(&pf->params, e->key, e->value, e->origin, where, e->ref, why, sizeof why)) {
+      if (!icsim_params_find(&pf->params, e->key)) {
+        snprintf(err, errlen, "%s:%d:%d: %s", path, e->key_line, e->key_column, why);
+      } else {
+        located(err, errlen, path, e, why);
+      }
+      goto out;
+    }
+  }
+  for (int i = 0; i < nsets; i++) {
+    char why[400];
+    if (split_set(sets[i], key, sizeof key, &value)) {
+      snprintf(err, errlen, "--set '%s': write key=value, e.g. --set network/link-bandwidth=1Gbps", sets[i]);
+      goto out;
+    }
+    if (icsim_params_set(&pf->params, key, value, "assumed", "--set", NULL, why, sizeof why)) {
+      snprintf(err, errlen, "--set %s: %s", sets[i], why);
+      goto out;
+    }
+  }
+  const char *missing = icsim_params_missing(&pf->params);
+  if (missing) {
+    const struct icsim_pval *pv = icsim_params_find(&pf->params, missing);
+    snprintf(err, errlen, "%s: missing required key '%s' (%s); add it to the file", path, missing, pv->d->help);
+    goto out;
+  }
+  icsim_params_fill(&pf->params, icsim_platform_table, icsim_platform_table_len, &pf->p);
+  if (check_consistency(pf, &y, err, errlen))
+    goto out;
+  build_links(pf);
+  rc = 0;
+out:
+  icsim_yaml_free(&y);
+  if (rc)
+    icsim_platform_free(pf);
+  return rc;
+}
+
+void icsim_platform_free(struct icsim_platform *pf)
+{
+  icsim_params_free(&pf->params);
+  free(pf->links);
+  free(pf->path);
+  memset(pf, 0, sizeof *pf);
+}
+
+int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, int *rank_host, char *err,
+                size_t errlen)
+{
+  const struct icsim_platform_params *p = &pf->p;
+  int cores = p->sockets * p->cores_per_socket;
+  long total = (long)p->nodes * cores;
+  if (nranks < 1) {
+    snprintf(err, errlen, "-n %d: need at least one rank", nranks);
+    return -1;
+  }
+  int *node_of = malloc((size_t)nranks * sizeof *node_of);
+  int rc = -1, N, C;
+  char tail;
+  if (strcmp(spec, "block") == 0 || strcmp(spec, "cyclic") == 0) {
+    if (nranks > total) {
+      snprintf(err, errlen, "-n %d: the platform has %d nodes x %d cores = %ld cores; lower -n or use a bigger platform",
+               nranks, p->nodes, cores, total);
+      goto out;
+    }
+    for (int r = 0; r < nranks; r++)
+      node_of[r] = spec[0] == 'b' ? r / cores : r % p->nodes;
+  } else if (sscanf(spec, "%dx%d%c", &N, &C, &tail) == 2) {
+    if (N < 1 || C < 1 || N > p->nodes || C > cores) {
+      snprintf(err, errlen, "--place %s: the platform has %d nodes of %d cores; pick N <= %d and C <= %d", spec,
+               p->nodes, cores, p->nodes, cores);
+      goto out;
+    }
+    if ((long)N * C != nranks) {
+      snprintf(err, errlen, "--place %s places %d ranks but -n is %d; make N x C equal -n", spec, N * C, nranks);
+      goto out;
+    }
+    for (int r = 0; r < nranks; r++)
+      node_of[r] = r / C;
+  } else {
+    /* explicit node list, one entry per rank */
+    const char *s = spec;
+    int r = 0;
+    while (*s) {
+      char *end;
+      long v = strtol(s, &end, 10);
+      if (end == s || (*end && *end != ',')) {
+        snprintf(err, errlen,
+                 "--place '%s': write block, cyclic, NxC (e.g. 2x4) or one node number per rank (e.g. 0,0,1,1)",
+                 spec);
+        goto out;
+      }
+      if (v < 0 || v >= p->nodes) {
+        snprintf(err, errlen, "--place: node %ld does not exist (nodes are 0..%d)", v, p->nodes - 1);
+        goto out;
+      }
+      if (r < nranks)
+        node_of[r] = (int)v;
+      r++;
+      s = *end ? end + 1 : end;
+    }
+    if (r != nranks) {
+      snprintf(err, errlen, "--place lists %d ranks but -n is %d; give one node per rank", r, nranks);
+      goto out;
+    }
+  }
+  /* Cores fill socket by socket in rank order (compact binding, like numactl --physcpubind). */
+  int *used = calloc((size_t)p->nodes, sizeof *used);
+  for (int r = 0; r < nranks; r++) {
+    int n = node_of[r];
+    if (used[n] >= cores) {
+      snprintf(err, errlen, "--place %s puts more than %d ranks on node %d, which has %d cores", spec, cores, n,
+               cores);
+      free(used);
+      goto out;
+    }
+    rank_host[r] = n * p->sockets + used[n] / p->cores_per_socket;
+    used[n]++;
+  }
+  free(used);
+  rc = 0;
+out:
+  free(node_of);
+  return rc;
+}

@@ -1,0 +1,97 @@
+/* Simulated machines: the platform schema, its loading from YAML, topology and placement.
+ *
+ * One SimGrid host per socket ("node3.s1"), with cores-per-socket cores, so that placement
+ * decides which node-internal channels a transfer crosses:
+ *   same socket      -> that socket's memory controller link
+ *   other socket     -> both memory controllers and the inter-socket link (QPI / FSB)
+ *   other node       -> memory controllers, the node's network link(s), switches per topology
+ * Everything here is plain C and testable without SimGrid; sim/adapter.cpp turns it into
+ * SimGrid objects. */
+#ifndef ICSIM_PLATFORM_H
+#define ICSIM_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "params.h"
+#include "stack.h"
+
+enum icsim_topology { ICSIM_TOPO_STAR, ICSIM_TOPO_FULL, ICSIM_TOPO_RING, ICSIM_TOPO_TORUS3D, ICSIM_TOPO_FATTREE2 };
+
+/* Resolved platform values; filled from the descriptor table in platform.c. */
+struct icsim_platform_params {
+  const char *name;
+  const char *description;
+  const char *source_paper;
+  const char *source_testbed;
+  const char *stack;   /* network stack name */
+  const char *compose; /* composing stack ("numa") or "" */
+  int nodes;
+  int sockets;
+  int cores_per_socket;
+  double clock_Hz;     /* core clock: converts a stack's instruction counts into time */
+  double speed_flops;  /* per core, for computation charged in flops */
+  double memory_bw_Bps;   /* one socket's memory controller */
+  double memory_lat_s;
+  double socket_link_bw_Bps; /* QPI or FSB between sockets */
+  double socket_link_lat_s;
+  int topology;           /* enum icsim_topology */
+  double link_bw_Bps;     /* node <-> first switch (or neighbour) link, each direction */
+  double link_lat_s;
+  double switch_lat_s;    /* one switch (router) traversal */
+  const char *torus_dims; /* "4x4x2" */
+  int leaf_size;          /* fat tree: nodes per leaf switch */
+  int spines;             /* fat tree: spine switches */
+  double uplink_bw_Bps;   /* fat tree: leaf <-> spine link */
+};
+
+enum icsim_link_kind { ICSIM_LINK_MEMORY, ICSIM_LINK_SOCKET, ICSIM_LINK_NETWORK, ICSIM_LINK_SWITCH };
+enum icsim_sharing { ICSIM_SHARED, ICSIM_SPLITDUPLEX, ICSIM_FATPIPE };
+
+struct icsim_link {
+  char name[40];
+  enum icsim_link_kind kind;
+  enum icsim_sharing sharing;
+  double bw_Bps, lat_s;
+};
+
+struct icsim_hop {
+  int link;
+  int up; /* direction on a split-duplex link: 1 up, 0 down */
+};
+
+#define ICSIM_MAX_HOPS 64
+
+struct icsim_platform {
+  char *path;
+  struct icsim_params params;
+  struct icsim_platform_params p;
+  const struct icsim_stack_ops *stack;   /* network stack */
+  const struct icsim_stack_ops *compose; /* composing stack or NULL */
+  int dims[3];                           /* torus */
+  struct icsim_link *links;
+  int nlinks;
+};
+
+/* The platform's own descriptor table (exported for describe and the README generator). */
+extern const struct icsim_param_desc icsim_platform_table[];
+extern const size_t icsim_platform_table_len;
+
+/* Load PATH, then apply SETS ("key=value" strings). Returns 0 or -1 with a located message. */
+int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const *sets, int nsets, char *err,
+                        size_t errlen);
+void icsim_platform_free(struct icsim_platform *pf);
+
+int icsim_platform_hosts(const struct icsim_platform *pf);
+void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_t len);
+/* Host index from a host name, -1 if not ours. */
+int icsim_host_index(const struct icsim_platform *pf, const char *name);
+/* Route between two hosts as hops into pf->links; returns the hop count. */
+int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops);
+
+/* Placement: rank -> host (socket) from "block", "cyclic", "NxC" or "n0,n1,..." (node per rank).
+ * Cores are filled socket by socket within a node. Returns 0, or -1 with the fix in ERR. */
+int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, int *rank_host, char *err,
+                size_t errlen);
+
+#endif

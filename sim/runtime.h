@@ -1,0 +1,51 @@
+/* The live simulation state shared by the SimGrid adapter (kernel side) and the MPI layer
+ * (rank side). Both are loaded into the one smpirun process and link this library, so the
+ * runtime is one global: the platform, the stack instances and the run's counters. */
+#ifndef ICSIM_RUNTIME_H
+#define ICSIM_RUNTIME_H
+
+#include <stdio.h>
+
+#include "platform.h"
+#include "stack.h"
+
+struct icsim_runtime {
+  struct icsim_platform pf;
+  void *stack_state;
+  void *compose_state;
+  int nranks;
+  int *rank_host; /* host (socket) of each world rank, from the placement */
+  /* counters kept by sim/ itself, whatever the stack */
+  double messages, payload_bytes, send_cpu_s, recv_cpu_s, transfers, intra_node_transfers;
+};
+
+/* Environment variables through which `icsim run` hands the run to smpirun. */
+#define ICSIM_ENV_PLATFORM "ICSIM_PLATFORM"
+#define ICSIM_ENV_SET "ICSIM_SET" /* key=value;key=value */
+#define ICSIM_ENV_STATS "ICSIM_STATS"
+#define ICSIM_ENV_NRANKS "ICSIM_NRANKS"
+#define ICSIM_ENV_PLACE "ICSIM_PLACE"
+
+/* Load the platform and create its stacks. Returns NULL with ERR filled on failure. */
+struct icsim_runtime *icsim_runtime_create(const char *platform, const char *sets, char *err, size_t errlen);
+/* Create from the environment and make it the process' runtime. */
+int icsim_runtime_init_from_env(char *err, size_t errlen);
+/* The process' runtime, NULL when the program runs outside icsim (plain smpirun, native MPI). */
+struct icsim_runtime *icsim_runtime_get(void);
+void icsim_runtime_destroy(struct icsim_runtime *rt);
+
+/* Host-side and wire-side costs, network stack first, then the composing stack. */
+double icsim_runtime_send_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
+double icsim_runtime_recv_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
+void icsim_runtime_wire(struct icsim_runtime *rt, const struct icsim_wire_query *q, struct icsim_wire_cost *c);
+
+/* Write the counters as JSON to PATH atomically (temporary file, then rename). */
+int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,
+                              size_t errlen);
+/* End-of-run invariants of every stack. */
+int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen);
+
+/* Split a "k=v;k=v" list into a NULL-terminated array (free with free() on [0] and the array). */
+char **icsim_split_sets(const char *sets, int *n);
+
+#endif

@@ -1,0 +1,38 @@
+/* Stack registry: each stack's object file registers itself from a constructor. */
+#include "stack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STACKS 16
+
+static const struct icsim_stack_ops *registry[MAX_STACKS];
+static size_t nregistered;
+
+void icsim_stack_register(const struct icsim_stack_ops *ops)
+{
+  if (nregistered == MAX_STACKS) {
+    fprintf(stderr, "icsim: internal error: more than %d stacks registered; raise MAX_STACKS\n", MAX_STACKS);
+    abort();
+  }
+  /* Keep the registry sorted by name so listings do not depend on link order. */
+  size_t i = nregistered++;
+  while (i > 0 && strcmp(registry[i - 1]->name, ops->name) > 0) {
+    registry[i] = registry[i - 1];
+    i--;
+  }
+  registry[i] = ops;
+}
+
+const struct icsim_stack_ops *icsim_stack_find(const char *name)
+{
+  for (size_t i = 0; i < nregistered; i++)
+    if (strcmp(registry[i]->name, name) == 0)
+      return registry[i];
+  return NULL;
+}
+
+size_t icsim_stack_count(void) { return nregistered; }
+
+const struct icsim_stack_ops *icsim_stack_at(size_t i) { return i < nregistered ? registry[i] : NULL; }

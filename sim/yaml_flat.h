@@ -1,0 +1,34 @@
+/* YAML files read as flat lists of "path/to/key" = scalar, each remembering its file:line:column.
+ *
+ * Nested mappings become '/'-joined keys (network: {link-bandwidth: 1Gbps} gives
+ * "network/link-bandwidth"); sequence items get their index ("metrics/0/name").
+ * A mapping holding a `value` key is one leaf with provenance:
+ *   link-bandwidth: {value: 192MBps, origin: paper, ref: "Kuleshov 2015, test bed"}
+ * Every schema check (unknown key, type, unit, range) is then done against a descriptor table. */
+#ifndef ICSIM_YAML_FLAT_H
+#define ICSIM_YAML_FLAT_H
+
+#include <stddef.h>
+
+struct icsim_yentry {
+  char *key;
+  char *value;
+  char *origin; /* NULL unless given in the {value, origin} form */
+  char *ref;    /* NULL unless given */
+  int line, column; /* 1-based, of the value */
+  int key_line, key_column;
+};
+
+struct icsim_yfile {
+  char *path;
+  struct icsim_yentry *e;
+  size_t n;
+};
+
+/* Load PATH. Returns 0, or -1 with "file:line:column: problem; fix" in ERR. */
+int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t errlen);
+void icsim_yaml_free(struct icsim_yfile *f);
+/* Entry with exactly this key, or NULL. */
+const struct icsim_yentry *icsim_yaml_get(const struct icsim_yfile *f, const char *key);
+
+#endif

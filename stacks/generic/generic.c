@@ -1,0 +1,148 @@
+/* Generic parametric stack (see generic.h for the model). */
+#include "generic.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "platform.h"
+
+#define F(field) offsetof(struct generic_params, field)
+
+static const struct icsim_param_desc generic_params_table[] = {
+    {"generic/send-overhead", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "1us", "assumed",
+     "CPU time the sender's MPI + driver spend per message", NULL, F(send_overhead_s)},
+    {"generic/recv-overhead", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "1us", "assumed",
+     "CPU time the receiver's MPI + driver spend per message", NULL, F(recv_overhead_s)},
+    {"generic/eager-copy-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
+     "memory copy rate of eager payloads into/out of stack buffers (0 = zero-copy)", NULL, F(eager_copy_bw_Bps)},
+    {"generic/eager-threshold", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "64KiB", "assumed",
+     "largest message sent eagerly; larger ones use the RTS/CTS rendezvous", NULL, F(eager_threshold_B)},
+    {"generic/frame-payload", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 1, 1e9, "1500B", "spec",
+     "largest payload per link-level frame (MTU)", NULL, F(frame_payload_B)},
+    {"generic/frame-header", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e6, "0B", "assumed",
+     "bytes each frame adds on the wire (headers, CRC, preamble, gap)", NULL, F(frame_header_B)},
+    {"generic/min-frame", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e6, "0B", "assumed",
+     "shortest frame on the wire, headers included (padding up to it)", NULL, F(min_frame_B)},
+    {"generic/control-bytes", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e6, "64B", "assumed",
+     "payload of one rendezvous control message (RTS or CTS)", NULL, F(control_B)},
+};
+
+double generic_wire_bytes(const struct generic_params *p, double payload, double *frames)
+{
+  double n = payload > 0 ? ceil(payload / p->frame_payload_B) : 1;
+  double last = payload - (n - 1) * p->frame_payload_B + p->frame_header_B;
+  double bytes = payload + n * p->frame_header_B;
+  if (last < p->min_frame_B)
+    bytes += p->min_frame_B - last;
+  if (frames)
+    *frames = n;
+  return bytes;
+}
+
+/* Time for one frame-sized piece to be re-serialized by a store-and-forward switch. */
+static double store_forward_s(const struct generic_params *p, double wire_bytes, double bw)
+{
+  double frame = fmin(wire_bytes, p->frame_payload_B + p->frame_header_B);
+  return frame / bw;
+}
+
+void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+{
+  const struct generic_params *p = &s->p;
+  if (q->network_hops > 0) {
+    double frames;
+    double moved = q->bytes + q->envelope_bytes;
+    double wire = generic_wire_bytes(p, moved, &frames);
+    s->frames += frames;
+    s->wire_bytes += wire;
+    /* Headers and padding take link time in proportion: the transfer's bytes flow at
+     * link rate x moved/wire. Each switch stage re-serializes one frame (store and forward). */
+    c->bandwidth_Bps *= moved / wire;
+    c->latency_s += q->switch_stages * store_forward_s(p, wire, q->route_bandwidth_Bps);
+  }
+  if (q->bytes > p->eager_threshold_B) {
+    /* RTS out and CTS back over the same route before the payload may start. */
+    double ctl_wire = q->network_hops > 0 ? generic_wire_bytes(p, p->control_B, NULL) : p->control_B;
+    double one_way = q->route_latency_s + ctl_wire / q->route_bandwidth_Bps +
+                     (q->network_hops > 0 ? q->switch_stages * store_forward_s(p, ctl_wire, q->route_bandwidth_Bps) : 0);
+    c->latency_s += 2 * one_way + p->send_overhead_s + p->recv_overhead_s;
+    s->rendezvous_msgs++;
+    s->control_msgs += 2;
+  } else {
+    s->eager_msgs++;
+  }
+}
+
+static int generic_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
+                          size_t errlen)
+{
+  (void)pf;
+  (void)err;
+  (void)errlen;
+  struct generic_state *s = calloc(1, sizeof *s);
+  icsim_params_fill(ps, generic_params_table, sizeof generic_params_table / sizeof generic_params_table[0], &s->p);
+  *state = s;
+  return 0;
+}
+
+static void generic_destroy(void *state) { free(state); }
+
+static double eager_copy_s(const struct generic_params *p, const struct icsim_msg *m)
+{
+  if (p->eager_copy_bw_Bps <= 0 || (double)m->bytes > p->eager_threshold_B)
+    return 0;
+  return (double)m->bytes / p->eager_copy_bw_Bps;
+}
+
+static double generic_send_cpu(void *state, const struct icsim_msg *m)
+{
+  struct generic_state *s = state;
+  return s->p.send_overhead_s + eager_copy_s(&s->p, m);
+}
+
+static double generic_recv_cpu(void *state, const struct icsim_msg *m)
+{
+  struct generic_state *s = state;
+  return s->p.recv_overhead_s + eager_copy_s(&s->p, m);
+}
+
+static void generic_wire_cb(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+{
+  generic_wire(state, q, c);
+}
+
+static double generic_eager_limit(void *state) { return ((struct generic_state *)state)->p.eager_threshold_B; }
+
+static size_t generic_counters(void *state, struct icsim_counter *out, size_t max)
+{
+  struct generic_state *s = state;
+  struct icsim_counter c[] = {{"eager_messages", "transfers", s->eager_msgs},
+                              {"rendezvous_messages", "transfers", s->rendezvous_msgs},
+                              {"control_messages", "messages", s->control_msgs},
+                              {"frames", "frames", s->frames},
+                              {"wire_bytes", "bytes", s->wire_bytes}};
+  size_t n = sizeof c / sizeof c[0];
+  if (n > max)
+    n = max;
+  for (size_t i = 0; i < n; i++)
+    out[i] = c[i];
+  return n;
+}
+
+const struct icsim_stack_ops generic_stack = {
+    .name = "generic",
+    .summary = "parametric stack: per-message overheads, eager/rendezvous with RTS/CTS, framed links",
+    .params = generic_params_table,
+    .nparams = sizeof generic_params_table / sizeof generic_params_table[0],
+    .composes = false,
+    .create = generic_create,
+    .destroy = generic_destroy,
+    .send_cpu = generic_send_cpu,
+    .recv_cpu = generic_recv_cpu,
+    .wire = generic_wire_cb,
+    .eager_limit_bytes = generic_eager_limit,
+    .counters = generic_counters,
+    .check = NULL,
+};
+
+ICSIM_REGISTER_STACK(generic_stack)
