@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -165,6 +166,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     push(&argv, &na, "--cfg=smpi/host-speed:%.17gf", rt->pf.p.speed_flops);
   push(&argv, &na, "--log=root.thres:warning");
   push(&argv, &na, "--log=smpi_config.thres:error");
+  push(&argv, &na, "--log=ker_engine.thres:info"); /* the deadlock report lists blocked actors at INFO */
   push(&argv, &na, "%s", program);
   for (char **a = rq->program + 1; *a; a++)
     push(&argv, &na, "%s", *a);
@@ -214,24 +216,95 @@ static void filter_line(struct stderr_filter *f, const char *line)
     return;
   }
   if (f->deadlock) {
-    /* e.g. "[node0.s0:0:(1) 0.001] ... Actor 1 (0@node0.s0) simcall CommWait(...)" */
+    /* "[t] [ker_engine/INFO] Actor 1 (0@node0.s0): waiting for communication activity ..." */
     const char *actor = strstr(line, "Actor ");
-    if (actor) {
-      int pid;
-      char where[128] = "", what[128] = "";
-      if (sscanf(actor, "Actor %d (%127[^)]) simcall %127[A-Za-z_]", &pid, where, what) >= 2) {
-        char buf[400];
-        int n = snprintf(buf, sizeof buf, "%s%s waiting in %s", f->blen ? "; " : "", where, what[0] ? what : "?");
-        f->blocked = realloc(f->blocked, f->blen + (size_t)n + 1);
-        memcpy(f->blocked + f->blen, buf, (size_t)n + 1);
-        f->blen += (size_t)n;
-      }
+    int pid, rank;
+    char host[128] = "", what[256] = "";
+    if (actor && sscanf(actor, "Actor %d (%d@%127[^)]): %255[^\n]", &pid, &rank, host, what) == 4) {
+      char *act = strstr(what, " activity");
+      if (act)
+        *act = '\0'; /* keep "waiting for communication", drop the pointer */
+      char buf[512];
+      int n = snprintf(buf, sizeof buf, "%srank %d on %s %s", f->blen ? "; " : "", rank, host, what);
+      f->blocked = realloc(f->blocked, f->blen + (size_t)n + 1);
+      memcpy(f->blocked + f->blen, buf, (size_t)n + 1);
+      f->blen += (size_t)n;
     }
     return; /* the rest of SimGrid's dump is summarized */
   }
-  if (strstr(line, "Segmentation fault") || strstr(line, "SIGSEGV") || strstr(line, "Aborted"))
+  /* smpirun's own failure echo (command line, exit code) and SMPI's non-zero return warning are
+   * replaced by our summary and exit status. */
+  if (strstr(line, "--cfg=smpi/privatization") || strncmp(line, "Execution failed with code", 26) == 0 ||
+      strstr(line, "SMPI process did not return 0"))
+    return;
+  if (strncmp(line, "Segmentation fault", 18) == 0 || strstr(line, "SIGSEGV")) {
+    f->crashed = 1;
+    return;
+  }
+  if (strstr(line, "Aborted"))
     f->crashed = 1;
   fputs(line, stderr);
+}
+
+/* smpirun echoes its command line and "Execution failed with code N." on stdout when the
+ * program fails: those are not the program's output. */
+static int smpirun_echo(const char *line)
+{
+  return strstr(line, "--cfg=smpi/privatization") || strncmp(line, "Execution failed with code", 26) == 0;
+}
+
+/* Copy the program's stdout to OUT_FD and filter its stderr, line by line, until both close. */
+static void relay(int out, int errfd, int out_fd, struct stderr_filter *filt)
+{
+  struct pollfd fds[2] = {{out, POLLIN, 0}, {errfd, POLLIN, 0}};
+  char *buf[2] = {NULL, NULL};
+  size_t len[2] = {0, 0}, cap[2] = {0, 0};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    for (int i = 0; i < 2; i++) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      char chunk[65536];
+      ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        open_fds--;
+        n = 0;
+      }
+      if (len[i] + (size_t)n + 1 > cap[i]) {
+        cap[i] = (len[i] + (size_t)n + 1) * 2;
+        buf[i] = realloc(buf[i], cap[i]);
+      }
+      memcpy(buf[i] + len[i], chunk, (size_t)n);
+      len[i] += (size_t)n;
+      buf[i][len[i]] = '\0';
+      /* hand over complete lines; at end of stream, the rest too */
+      char *start = buf[i], *nl;
+      while ((nl = strchr(start, '\n')) || (fds[i].fd < 0 && *start)) {
+        char *end = nl ? nl + 1 : start + strlen(start);
+        char saved = *end;
+        *end = '\0';
+        if (i == 0) {
+          if (!smpirun_echo(start) && write(out_fd, start, (size_t)(end - start)) < 0)
+            break;
+        } else {
+          filter_line(filt, start);
+        }
+        *end = saved;
+        start = end;
+      }
+      len[i] -= (size_t)(start - buf[i]);
+      memmove(buf[i], start, len[i] + 1);
+    }
+  }
+  free(buf[0]);
+  free(buf[1]);
 }
 
 int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen)
@@ -248,18 +321,18 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
     rmdir(dir);
     return -1;
   }
-  int pipefd[2];
-  if (pipe(pipefd)) {
+  int errp[2], outp[2];
+  if (pipe(errp) || pipe(outp)) {
     snprintf(err, errlen, "pipe: %s", strerror(errno));
     return -1;
   }
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    close(pipefd[0]);
-    dup2(pipefd[1], 2);
-    if (out_fd != 1)
-      dup2(out_fd, 1);
+    close(errp[0]);
+    close(outp[0]);
+    dup2(errp[1], 2);
+    dup2(outp[1], 1);
     for (char **e = env; *e; e++)
       putenv(*e);
     setenv("TMPDIR", dir, 1); /* smpirun's own temporary copies go with ours */
@@ -267,15 +340,10 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
     fprintf(stderr, "icsim: cannot start smpirun: %s (install simgrid)\n", strerror(errno));
     _exit(127);
   }
-  close(pipefd[1]);
+  close(errp[1]);
+  close(outp[1]);
   struct stderr_filter filt = {0};
-  FILE *in = fdopen(pipefd[0], "r");
-  char *line = NULL;
-  size_t cap = 0;
-  while (getline(&line, &cap, in) > 0)
-    filter_line(&filt, line);
-  free(line);
-  fclose(in);
+  relay(outp[0], errp[0], out_fd, &filt);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
@@ -289,8 +357,11 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
     if (code == 0)
       code = 3;
   } else if (WIFSIGNALED(status) || filt.crashed || code >= 128) {
-    fprintf(stderr, "icsim: the program crashed (%s); run it with `icsim run --dry-run` and add -gdb to debug\n",
-            WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "see the messages above");
+    fprintf(stderr,
+            "icsim: the program crashed (%s, exit status %d); to debug, print the command with "
+            "`icsim run --dry-run` and add -gdb after smpirun\n",
+            WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : (code == 139 ? "segmentation fault" : "signal"),
+            code);
     if (code == 0)
       code = 134;
   }

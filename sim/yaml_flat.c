@@ -158,9 +158,14 @@ int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t
   int rc = -1;
   if (!yaml_parser_load(&parser, &doc)) {
     const yaml_mark_t *m = &parser.problem_mark;
-    snprintf(err, errlen, "%s:%zu:%zu: YAML syntax error: %s%s%s; check indentation, colons and quotes", path,
-             m->line + 1, m->column + 1, parser.problem ? parser.problem : "unknown",
-             parser.context ? " " : "", parser.context ? parser.context : "");
+    if (parser.context) /* libyaml finds the problem after the line at fault: point at its start */
+      snprintf(err, errlen,
+               "%s:%zu:%zu: YAML syntax error: %s %s (noticed at %zu:%zu); check indentation, colons and quotes",
+               path, parser.context_mark.line + 1, parser.context_mark.column + 1,
+               parser.problem ? parser.problem : "unknown", parser.context, m->line + 1, m->column + 1);
+    else
+      snprintf(err, errlen, "%s:%zu:%zu: YAML syntax error: %s; check indentation, colons and quotes", path,
+               m->line + 1, m->column + 1, parser.problem ? parser.problem : "unknown");
     yaml_parser_delete(&parser);
     fclose(fp);
     return -1;
