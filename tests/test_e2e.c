@@ -1,0 +1,204 @@
+/* End-to-end: icsim run/validate on real workloads, against closed forms printed beside. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define ICSIM ICSIM_BUILD "/bin/icsim"
+#define WL ICSIM_BUILD "/workloads/"
+#define PINGPONG ICSIM_SRC "/tests/data/pingpong-2node.yaml"
+#define SCORE ICSIM_SRC "/platforms/score-gige-xeon.yaml"
+
+/* Run CMD through sh; returns exit status, output (stdout+stderr when MERGE) in *OUT. */
+static int run(const char *cmd, char **out, int merge)
+{
+  char *full;
+  if (asprintf(&full, "%s%s", cmd, merge ? " 2>&1" : " 2>/dev/null") < 0)
+    abort();
+  FILE *p = popen(full, "r");
+  free(full);
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t n;
+  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+    len += n;
+    if (cap - len < 2)
+      buf = realloc(buf, cap *= 2);
+  }
+  buf[len] = '\0';
+  int st = pclose(p);
+  *out = buf;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Value printed for SIZE in an OSU-style output, or -1. */
+static double row_value(const char *out, long size)
+{
+  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    long s;
+    double v;
+    if (*l != '#' && sscanf(l, "%ld %lf", &s, &v) == 2 && s == size)
+      return v;
+  }
+  return -1;
+}
+
+Test(e2e, pingpong_matches_closed_form)
+{
+  char *out;
+  int rc = run(ICSIM " run -p " PINGPONG " -n 2 --place 2x1 --host-timing off " WL "osu_latency -m 0:2097152 -i 20 -x 2",
+               &out, 0);
+  cr_assert_eq(rc, 0, "%s", out);
+  const double o = 2e-6 + 3e-6, mem = 2 * 1e-9, link = 10e-6, bw = 100e6;
+  long sizes[] = {0, 1, 1024, 65536, 1048576, 2097152};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    long n = sizes[i];
+    double expect = o + mem + link + (n + 16) / bw;
+    if (n > 1048576) /* rendezvous: RTS and CTS of 64 B over the same route, both overheads */
+      expect += 2 * (mem + link + 64 / bw) + o;
+    double sim = row_value(out, n) * 1e-6;
+    printf("ping-pong %8ld B: simulated %10.2f us, closed form %10.2f us\n", n, sim * 1e6, expect * 1e6);
+    /* osu_latency prints two decimals */
+    cr_assert(sim > 0 && fabs(sim - expect) <= 0.006e-6 + 1e-9 * expect, "size %ld: %.4f vs %.4f us", n, sim * 1e6,
+              expect * 1e6);
+  }
+  free(out);
+}
+
+Test(e2e, same_run_twice_is_byte_identical)
+{
+  char *a, *b;
+  const char *cmd = ICSIM " run -p " SCORE " -n 4 --place 2x2 --host-timing off " WL "osu_mbw_mr -m 1:65536 -i 5 -x 1";
+  cr_assert_eq(run(cmd, &a, 0), 0);
+  cr_assert_eq(run(cmd, &b, 0), 0);
+  cr_assert(strlen(a) > 100, "%s", a);
+  cr_assert_str_eq(a, b);
+  free(a);
+  free(b);
+}
+
+/* Every workload: header lines start with '#', then rows "size value..." for the sizes asked. */
+Test(e2e, workload_outputs_parse)
+{
+  struct {
+    const char *prog;
+    int ranks;
+    long first, last;
+  } w[] = {{"osu_latency", 2, 0, 1024},  {"osu_bw", 2, 1, 1024},        {"osu_bibw", 2, 1, 1024},
+           {"osu_mbw_mr", 4, 1, 1024},   {"osu_alltoall", 4, 1, 1024},  {"osu_allreduce", 4, 4, 1024},
+           {"osu_msgrate", 2, 1, 1024}};
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd, ICSIM " run -p " SCORE " -n %d --place cyclic --host-timing off " WL "%s -m %ld:%ld -i 3 -x 1",
+             w[i].ranks, w[i].prog, w[i].first, w[i].last);
+    cr_assert_eq(run(cmd, &out, 0), 0, "%s: %s", w[i].prog, out);
+    cr_assert(out[0] == '#', "%s output starts with '%c'", w[i].prog, out[0]);
+    int rows = 0;
+    for (long s = w[i].first; s <= w[i].last; s = s ? 2 * s : 1) {
+      double v = row_value(out, s);
+      cr_assert(v > 0, "%s: no positive value for size %ld in\n%s", w[i].prog, s, out);
+      rows++;
+    }
+    printf("%s: %d rows parsed\n", w[i].prog, rows);
+    free(out);
+  }
+}
+
+Test(e2e, dry_run_command_works_when_pasted)
+{
+  char *direct, *cmd, *pasted;
+  const char *args = " -p " SCORE " -n 2 --place 2x1 --host-timing off " WL "osu_latency -m 0:64 -i 5 -x 1";
+  char buf[1024];
+  snprintf(buf, sizeof buf, ICSIM " run%s", args);
+  cr_assert_eq(run(buf, &direct, 0), 0);
+  snprintf(buf, sizeof buf, ICSIM " run --dry-run%s", args);
+  cr_assert_eq(run(buf, &cmd, 0), 0);
+  cr_assert(strstr(cmd, "smpirun -platform"), "%s", cmd);
+  char *sh;
+  if (asprintf(&sh, "sh -c '%s'", cmd) < 0) /* the command holds no single quote */
+    abort();
+  sh[strlen(sh) - 2] = '\'';
+  sh[strlen(sh) - 1] = '\0';
+  cr_assert_eq(run(sh, &pasted, 0), 0, "%s", pasted);
+  cr_assert_str_eq(direct, pasted);
+  free(sh);
+  free(direct);
+  free(cmd);
+  free(pasted);
+}
+
+static void expect_failure(const char *cmd, int status, const char *needle)
+{
+  char *out;
+  int rc = run(cmd, &out, 1);
+  cr_assert_eq(rc, status, "'%s' exited %d, expected %d:\n%s", cmd, rc, status, out);
+  cr_assert(strstr(out, needle), "'%s' said:\n%s\nexpected: %s", cmd, out, needle);
+  free(out);
+}
+
+Test(e2e, bad_runs_are_explained)
+{
+  expect_failure(ICSIM " run -p " SCORE " -n 2 --host-timing off " ICSIM_BUILD "/tests/progs/deadlock", 3,
+                 "deadlocked");
+  expect_failure(ICSIM " run -p " SCORE " -n 2 --host-timing off " ICSIM_BUILD "/tests/progs/deadlock", 3,
+                 "rank 1 on node0.s1 waiting for communication");
+  expect_failure(ICSIM " run -p " SCORE " -n 2 --host-timing off " ICSIM_BUILD "/tests/progs/crash", 139,
+                 "the program crashed (segmentation fault");
+  expect_failure(ICSIM " run -p " SCORE " -n 2 --host-timing off " ICSIM_BUILD "/tests/progs/exit7", 7, "");
+  expect_failure(ICSIM " run -p " SCORE " -n 17 " WL "osu_latency", 2, "8 nodes x 2 cores = 16 cores");
+  expect_failure(ICSIM " run -p " SCORE " -n 4 --place 3x2 " WL "osu_latency", 2, "make N x C equal -n");
+  expect_failure(ICSIM " run -p " SCORE " -n 2 /nonexistent/prog", 2, "not found or not executable");
+  expect_failure(ICSIM " run -p /nonexistent.yaml -n 2 " WL "osu_latency", 2, "cannot open");
+  expect_failure(ICSIM " run -p " SCORE " -n 2 --set network/link-bandwidth=1GB " WL "osu_latency", 2,
+                 "is a size, but a bandwidth is expected");
+  expect_failure(ICSIM " validate no-such-case", 2, "no case 'no-such-case'");
+}
+
+Test(e2e, sumimoto_rtt_validates)
+{
+  char dir[] = "/tmp/icsim-val-XXXXXX", cmd[256], *out;
+  cr_assert(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, ICSIM " validate sumimoto-rtt --out %s/out", dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "cat %s/out/summary.csv", dir);
+  run(cmd, &out, 0);
+  const char *header = "case,metric,x,published,simulated,rel_error,tolerance,status\n";
+  cr_assert(strncmp(out, header, strlen(header)) == 0, "%s", out);
+  cr_assert(strstr(out, "sumimoto-rtt,rtt_us,0,43.328,"), "%s", out);
+  cr_assert(strstr(out, ",pass\n"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  system(cmd);
+}
+
+/* The workloads are ordinary MPI: they build with Debian's mpicc and run natively. */
+Test(e2e, workloads_build_and_run_natively)
+{
+  char *out;
+  if (run("command -v mpicc && command -v mpiexec", &out, 0) != 0) {
+    free(out);
+    cr_skip_test("mpicc/mpiexec not installed");
+  }
+  free(out);
+  char dir[] = "/tmp/icsim-native-XXXXXX", cmd[1024];
+  cr_assert(mkdtemp(dir));
+  const char *progs[] = {"osu_latency", "osu_bw", "osu_bibw", "osu_mbw_mr", "osu_alltoall", "osu_allreduce",
+                         "osu_msgrate"};
+  for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+    snprintf(cmd, sizeof cmd, "mpicc -O2 -o %s/%s " ICSIM_SRC "/workloads/osu/%s.c " ICSIM_SRC "/workloads/osu/osu_util.c",
+             dir, progs[i], progs[i]);
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "mpiexec -n 2 %s/%s -m 1:64 -i 2 -x 1", dir, progs[i]);
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+    cr_assert(row_value(out, 64) > 0, "%s printed:\n%s", progs[i], out);
+    free(out);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  system(cmd);
+}

@@ -1,0 +1,73 @@
+/* Generic stack: frames, headers and the rendezvous round trip, values worked out by hand. */
+#include <criterion/criterion.h>
+
+#include "generic.h"
+
+static struct generic_state gige(void)
+{
+  struct generic_state s = {0};
+  s.p.send_overhead_s = 5e-6;
+  s.p.recv_overhead_s = 7e-6;
+  s.p.eager_threshold_B = 16384;
+  s.p.frame_payload_B = 1500;
+  s.p.frame_header_B = 38;
+  s.p.min_frame_B = 84;
+  s.p.control_B = 64;
+  return s;
+}
+
+Test(generic, wire_bytes_pad_and_frame)
+{
+  struct generic_state s = gige();
+  double frames;
+  /* 16 B fits one frame: 16 + 38 = 54 < 84, padded to 84 */
+  cr_assert_float_eq(generic_wire_bytes(&s.p, 16, &frames), 84, 1e-9);
+  cr_assert_float_eq(frames, 1, 0);
+  /* 3000 B = 2 full frames: 3000 + 2 x 38 */
+  cr_assert_float_eq(generic_wire_bytes(&s.p, 3000, &frames), 3076, 1e-9);
+  /* 3001 B = 3 frames, last carries 1 B: 1 + 38 = 39 < 84 -> +45 padding */
+  cr_assert_float_eq(generic_wire_bytes(&s.p, 3001, &frames), 3001 + 3 * 38 + 45, 1e-9);
+  cr_assert_float_eq(frames, 3, 0);
+}
+
+Test(generic, eager_message_through_one_switch)
+{
+  struct generic_state s = gige();
+  struct icsim_wire_query q = {.bytes = 0, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
+                               .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
+  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  generic_wire(&s, &q, &c);
+  /* 16 B move as an 84 B frame: rate 125e6 x 16/84; the switch re-sends the 84 B frame */
+  cr_assert_float_eq(c.bandwidth_Bps, 125e6 * 16 / 84, 1e-3);
+  cr_assert_float_eq(c.latency_s, 3.2e-6 + 84 / 125e6, 1e-12);
+  cr_assert_float_eq(s.eager_msgs, 1, 0);
+}
+
+Test(generic, rendezvous_adds_a_control_round_trip)
+{
+  struct generic_state s = gige();
+  struct icsim_wire_query q = {.bytes = 65536, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
+                               .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
+  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  generic_wire(&s, &q, &c);
+  /* data: 65552 B in 44 frames (43 x 1500 + 52): 65552 + 44 x 38 = 67224 B on the wire;
+   * store and forward of one full 1538 B frame. Control: 64 + 38 = 102 B frames, each way
+   * 3.2 us + 102/125e6 + 102/125e6 (switch), plus both overheads. */
+  double data = 3.2e-6 + 1538 / 125e6;
+  double ctl = 2 * (3.2e-6 + 2 * 102 / 125e6) + 5e-6 + 7e-6;
+  cr_assert_float_eq(c.latency_s, data + ctl, 1e-12);
+  cr_assert_float_eq(c.bandwidth_Bps, 125e6 * 65552 / 67224, 1e-3);
+  cr_assert_float_eq(s.rendezvous_msgs, 1, 0);
+  cr_assert_float_eq(s.control_msgs, 2, 0);
+}
+
+Test(generic, intra_node_messages_skip_the_framing)
+{
+  struct generic_state s = gige();
+  struct icsim_wire_query q = {.bytes = 100, .envelope_bytes = 16, .route_latency_s = 1e-7,
+                               .route_bandwidth_Bps = 6.4e9, .network_hops = 0, .switch_stages = 0};
+  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  generic_wire(&s, &q, &c);
+  cr_assert_float_eq(c.latency_s, 1e-7, 1e-15);
+  cr_assert_float_eq(c.bandwidth_Bps, 6.4e9, 1e-3);
+}
