@@ -103,9 +103,16 @@ int cmd_describe(int argc, char **argv)
   }
   printf("# %s: %s\n# stack: %s (%s)%s%s\n", pf.p.name, pf.p.description, pf.stack->name, pf.stack->summary,
          pf.compose ? ", composed with " : "", pf.compose ? pf.compose->name : "");
+  if (pf.p.source_paper[0])
+    printf("# paper: %s\n", pf.p.source_paper);
+  if (pf.p.source_testbed[0])
+    printf("# test bed: %s\n", pf.p.source_testbed);
   printf("%-34s %-16s %-7s %-11s %-28s %s\n", "key", "value", "unit", "origin", "set at", "meaning");
   for (size_t i = 0; i < pf.params.n; i++) {
     const struct icsim_pval *pv = &pf.params.v[i];
+    /* descriptive text went into the header above */
+    if (!strcmp(pv->d->key, "name") || !strcmp(pv->d->key, "description") || !strncmp(pv->d->key, "source/", 7))
+      continue;
     char val[128];
     value_of(pv, val, sizeof val);
     printf("%-34s %-16s %-7s %-11s %-28s %s%s%s%s\n", pv->d->key, val, unit_of(pv->d), pv->origin, pv->where,
