@@ -147,7 +147,7 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
   model->set_lat_factor_cb([](double size, const sg4::Host* src, const sg4::Host* dst,
                               const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
     const WireMemo& m = wire_for(size, src, dst, links, false);
-    /* every route crosses a memory link of positive latency, so the ratio is defined */
+    /* memory and network links have a positive minimum latency, so the ratio is defined */
     return m.c.latency_s / m.q.route_latency_s;
   });
 

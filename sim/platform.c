@@ -41,8 +41,9 @@ const struct icsim_param_desc icsim_platform_table[] = {
      "star|full|ring|torus3d|fat-tree2", F(topology)},
     {"network/link-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e3, 1e13, NULL, "spec",
      "node link bandwidth, each direction (links are full duplex)", NULL, F(link_bw_Bps)},
-    {"network/link-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "0s", "assumed",
-     "propagation and PHY latency of one link", NULL, F(link_lat_s)},
+    {"network/link-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 1e-9, 1, "5ns", "assumed",
+     "propagation and PHY latency of one link (5 ns = 1 m of cable; never 0: every route needs a latency)",
+     NULL, F(link_lat_s)},
     {"network/switch-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "0s", "assumed",
      "one-way latency of one switch (router) traversal", NULL, F(switch_lat_s)},
     {"network/torus-dims", ICSIM_P_STRING, 0, 0, 0, "", "spec", "torus3d only: XxYxZ, product = nodes/count",
@@ -212,14 +213,17 @@ int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, str
   int sn = src_host / p->sockets, ss = src_host % p->sockets;
   int dn = dst_host / p->sockets, ds = dst_host % p->sockets;
 #define HOP(l, u) (hops[n].link = (l), hops[n].up = (u), n++)
-  HOP(L.mem0 + src_host, 1);
-  if (src_host == dst_host)
-    return n;
   if (sn == dn) {
-    HOP(L.sock0 + sn, ss < ds);
-    HOP(L.mem0 + dst_host, 1);
+    HOP(L.mem0 + src_host, 1);
+    if (src_host != dst_host) {
+      HOP(L.sock0 + sn, ss < ds);
+      HOP(L.mem0 + dst_host, 1);
+    }
     return n;
   }
+  /* Between nodes the NIC's DMA also crosses the memory controllers, but at network rates
+   * they are never the bottleneck; leaving them off keeps SimGrid's sharing system small.
+   * Their contention is the numa stack's business (it sees node and socket of each end). */
   switch (p->topology) {
   case ICSIM_TOPO_STAR:
     HOP(L.net0 + sn, 1);
@@ -278,7 +282,6 @@ int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, str
     break;
   }
   }
-  HOP(L.mem0 + dst_host, 1);
 #undef HOP
   return n;
 }

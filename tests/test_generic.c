@@ -13,6 +13,7 @@ static struct generic_state gige(void)
   s.p.frame_header_B = 38;
   s.p.min_frame_B = 84;
   s.p.control_B = 64;
+  s.p.store_and_forward = true;
   return s;
 }
 
@@ -59,6 +60,17 @@ Test(generic, rendezvous_adds_a_control_round_trip)
   cr_assert_float_eq(c.bandwidth_Bps, 125e6 * 65552 / 67224, 1e-3);
   cr_assert_float_eq(s.rendezvous_msgs, 1, 0);
   cr_assert_float_eq(s.control_msgs, 2, 0);
+}
+
+Test(generic, cut_through_switches_add_no_frame_time)
+{
+  struct generic_state s = gige();
+  s.p.store_and_forward = false;
+  struct icsim_wire_query q = {.bytes = 0, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
+                               .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
+  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  generic_wire(&s, &q, &c);
+  cr_assert_float_eq(c.latency_s, 3.2e-6, 1e-15);
 }
 
 Test(generic, intra_node_messages_skip_the_framing)

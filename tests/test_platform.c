@@ -111,6 +111,7 @@ Test(routing, fat_tree_and_ring)
   cr_assert_eq(count_kind(0, 1, ICSIM_LINK_SWITCH), 1); /* same leaf */
   cr_assert_eq(count_kind(0, 5, ICSIM_LINK_SWITCH), 3); /* leaf, spine, leaf */
   cr_assert_eq(count_kind(0, 5, ICSIM_LINK_NETWORK), 4);
+  cr_assert_eq(count_kind(0, 5, ICSIM_LINK_MEMORY), 0); /* between nodes: network only */
   icsim_platform_free(&pf);
   load("  topology: ring\n", 6, 1, 1);
   cr_assert_eq(count_kind(0, 3, ICSIM_LINK_NETWORK), 3);

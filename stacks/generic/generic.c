@@ -25,6 +25,9 @@ static const struct icsim_param_desc generic_params_table[] = {
      "shortest frame on the wire, headers included (padding up to it)", NULL, F(min_frame_B)},
     {"generic/control-bytes", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e6, "64B", "assumed",
      "payload of one rendezvous control message (RTS or CTS)", NULL, F(control_B)},
+    {"generic/store-and-forward", ICSIM_P_BOOL, 0, 0, 0, "true", "assumed",
+     "switches receive a whole frame before forwarding it (Ethernet); false = cut-through (InfiniBand)", NULL,
+     F(store_and_forward)},
 };
 
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames)
@@ -42,6 +45,8 @@ double generic_wire_bytes(const struct generic_params *p, double payload, double
 /* Time for one frame-sized piece to be re-serialized by a store-and-forward switch. */
 static double store_forward_s(const struct generic_params *p, double wire_bytes, double bw)
 {
+  if (!p->store_and_forward)
+    return 0;
   double frame = fmin(wire_bytes, p->frame_payload_B + p->frame_header_B);
   return frame / bw;
 }

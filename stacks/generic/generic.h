@@ -4,8 +4,8 @@
  * Model (LogGP-like, with a real protocol switch):
  *   send CPU  = send-overhead (+ payload / eager-copy-bandwidth for eager messages)
  *   recv CPU  = recv-overhead (+ payload / eager-copy-bandwidth for eager messages)
- *   wire      = route latency + frame headers and padding + one store-and-forward frame per
- *               switch stage; payload at link rate x payload/(payload + headers)
+ *   wire      = route latency (+ one frame re-serialized per switch stage when switches store
+ *               and forward); payload at link rate x payload/(payload + headers and padding)
  *   rendezvous (payload > eager-threshold): the sender waits for the receiver, and the data
  *               starts only after an RTS/CTS round trip of control frames over the same route,
  *               each paying the control-frame serialization and both sides' overheads.
@@ -26,6 +26,7 @@ struct generic_params {
   double frame_header_B;
   double min_frame_B;
   double control_B;
+  bool store_and_forward; /* switches receive a whole frame before sending it on */
 };
 
 struct generic_state {
