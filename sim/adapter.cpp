@@ -47,7 +47,9 @@ const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst
     icsim_wire_query q{};
     q.bytes = size > kSmpiEnvelopeBytes ? size - kSmpiEnvelopeBytes : 0;
     q.envelope_bytes = size - q.bytes;
+    q.now_s = sg4::Engine::get_clock();
     int sh = host_index.at(src), dh = host_index.at(dst);
+    q.kind = icsim_runtime_take_kind(rt, sh, dh, q.bytes);
     q.src_node = sh / pf->p.sockets;
     q.src_socket = sh % pf->p.sockets;
     q.dst_node = dh / pf->p.sockets;

@@ -67,6 +67,7 @@ static int world_rank(MPI_Comm comm, int r)
 static void fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src_world, int dst_world, size_t bytes,
                      const void *buf, int tag)
 {
+  m->kind = ICSIM_MSG_P2P;
   int sh = rt->rank_host[src_world], dh = rt->rank_host[dst_world];
   m->src_rank = src_world;
   m->dst_rank = dst_world;
@@ -222,26 +223,22 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
   return rc;
 }
 
+/* Waitall completes requests one at a time and costs each receive as it lands, so that the
+ * receiver's software work overlaps later arrivals, as a progress engine does: a window of 64
+ * receives costs max(arrival, processing) per message, not arrival + processing. */
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-  MPI_Request before_small[64];
-  MPI_Status st_small[64];
-  int done_small[64];
-  MPI_Request *before = n <= 64 ? before_small : malloc((size_t)n * sizeof *before);
-  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? (n <= 64 ? st_small : malloc((size_t)n * sizeof *st)) : statuses;
-  int *done = n <= 64 ? done_small : malloc((size_t)n * sizeof *done);
-  for (int i = 0; i < n; i++) {
-    before[i] = reqs[i];
-    done[i] = 1;
-  }
-  int rc = PMPI_Waitall(n, reqs, st);
-  if (rc == MPI_SUCCESS)
-    settle(n, before, done, st);
-  if (n > 64) {
-    free(before);
-    free(done);
-    if (statuses == MPI_STATUSES_IGNORE)
-      free(st);
+  if (!icsim_runtime_get())
+    return PMPI_Waitall(n, reqs, statuses);
+  int rc = MPI_SUCCESS;
+  for (int done = 0; done < n; done++) {
+    int index;
+    MPI_Status st;
+    rc = MPI_Waitany(n, reqs, &index, &st);
+    if (rc != MPI_SUCCESS || index == MPI_UNDEFINED)
+      break;
+    if (statuses != MPI_STATUSES_IGNORE)
+      statuses[index] = st;
   }
   return rc;
 }
@@ -278,4 +275,44 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
   if (statuses == MPI_STATUSES_IGNORE)
     free(st);
   return rc;
+}
+
+/* One-sided operations: costed by the stack as their own kind, and announced to the wire side. */
+static int rma(enum icsim_msg_kind kind, const void *buf, int count, MPI_Datatype type, int target, MPI_Win win)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt || target == MPI_PROC_NULL)
+    return 0;
+  MPI_Group g, wg;
+  int world = MPI_UNDEFINED, size;
+  PMPI_Win_get_group(win, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_translate_ranks(g, 1, &target, wg, &world);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  PMPI_Type_size(type, &size);
+  struct icsim_msg m;
+  int me = my_world_rank();
+  fill_msg(rt, &m, me, world, (size_t)count * (size_t)size, buf, 0);
+  m.kind = kind;
+  /* data flows origin -> target for a put, target -> origin for a get */
+  int from = kind == ICSIM_MSG_PUT ? rt->rank_host[me] : rt->rank_host[world];
+  int to = kind == ICSIM_MSG_PUT ? rt->rank_host[world] : rt->rank_host[me];
+  icsim_runtime_expect_rma(rt, kind, from, to, (double)m.bytes);
+  occupy_cpu(icsim_runtime_send_cpu(rt, &m));
+  return 0;
+}
+
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+            MPI_Datatype ttype, MPI_Win win)
+{
+  rma(ICSIM_MSG_PUT, obuf, ocount, otype, target, win);
+  return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+            MPI_Win win)
+{
+  rma(ICSIM_MSG_GET, obuf, ocount, otype, target, win);
+  return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
 }

@@ -175,3 +175,27 @@ int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
     return -1;
   return 0;
 }
+
+void icsim_runtime_expect_rma(struct icsim_runtime *rt, enum icsim_msg_kind kind, int src_host, int dst_host,
+                              double bytes)
+{
+  if (rt->nrma == (int)(sizeof rt->rma / sizeof rt->rma[0]))
+    memmove(rt->rma, rt->rma + 1, sizeof rt->rma - sizeof rt->rma[0]); /* forget the oldest */
+  else
+    rt->nrma++;
+  rt->rma[rt->nrma - 1] = (struct icsim_rma_expect){kind, src_host, dst_host, bytes};
+}
+
+enum icsim_msg_kind icsim_runtime_take_kind(struct icsim_runtime *rt, int src_host, int dst_host, double bytes)
+{
+  for (int i = 0; i < rt->nrma; i++)
+    /* SMPI may or may not add its 16-byte envelope to one-sided transfers */
+    if (rt->rma[i].src_host == src_host && rt->rma[i].dst_host == dst_host &&
+        (rt->rma[i].bytes == bytes || rt->rma[i].bytes == bytes + 16)) {
+      enum icsim_msg_kind k = rt->rma[i].kind;
+      memmove(rt->rma + i, rt->rma + i + 1, (size_t)(rt->nrma - i - 1) * sizeof rt->rma[0]);
+      rt->nrma--;
+      return k;
+    }
+  return ICSIM_MSG_P2P;
+}

@@ -15,6 +15,12 @@ struct icsim_runtime {
   void *compose_state;
   int nranks;
   int *rank_host; /* host (socket) of each world rank, from the placement */
+  struct icsim_rma_expect {
+    enum icsim_msg_kind kind;
+    int src_host, dst_host;
+    double bytes;
+  } rma[64];
+  int nrma;
   /* counters kept by sim/ itself, whatever the stack */
   double messages, payload_bytes, send_cpu_s, recv_cpu_s, transfers, intra_node_transfers;
 };
@@ -38,6 +44,12 @@ void icsim_runtime_destroy(struct icsim_runtime *rt);
 double icsim_runtime_send_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
 double icsim_runtime_recv_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
 void icsim_runtime_wire(struct icsim_runtime *rt, const struct icsim_wire_query *q, struct icsim_wire_cost *c);
+
+/* One-sided operations: the MPI layer announces the transfer it is about to cause so that the
+ * wire side, which sees only hosts and sizes, can tell it from a message. */
+void icsim_runtime_expect_rma(struct icsim_runtime *rt, enum icsim_msg_kind kind, int src_host, int dst_host,
+                              double bytes);
+enum icsim_msg_kind icsim_runtime_take_kind(struct icsim_runtime *rt, int src_host, int dst_host, double bytes);
 
 /* Write the counters as JSON to PATH atomically (temporary file, then rename). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,

@@ -17,8 +17,13 @@
 
 struct icsim_platform;
 
+/* What an MPI operation is, for stacks that carry them differently (RapidIO moves one-sided
+ * operations as NREAD/NWRITE IO transactions, two-sided ones as messages). */
+enum icsim_msg_kind { ICSIM_MSG_P2P = 0, ICSIM_MSG_PUT, ICSIM_MSG_GET };
+
 /* One MPI point-to-point message, as the MPI layer sees it in the calling rank. */
 struct icsim_msg {
+  enum icsim_msg_kind kind;
   int src_rank, dst_rank;
   int src_node, dst_node;     /* node index in the platform */
   int src_socket, dst_socket; /* socket within the node */
@@ -29,6 +34,8 @@ struct icsim_msg {
 
 /* One transfer as SimGrid is about to start it. */
 struct icsim_wire_query {
+  double now_s;          /* simulated time at which the transfer starts */
+  enum icsim_msg_kind kind;
   double bytes;          /* payload bytes of the MPI message */
   double envelope_bytes; /* MPI envelope SMPI sends with it; moves at bandwidth_Bps too */
   int src_node, dst_node;
