@@ -1,0 +1,183 @@
+/* The software path above the controller (driver, MX, MPICH) and the stack's entry in the
+ * icsim contract. Host-side costs run in the rank (CPU occupied); wire-side costs come from the
+ * control level and the controller. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "platform.h"
+#include "rapidio.h"
+
+static bool aligned(const struct rio_params *p, const void *buf)
+{
+  uintptr_t a = (uintptr_t)p->zero_copy_align_B;
+  return a > 0 && (uintptr_t)buf % a == 0;
+}
+
+static int rio_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
+                      size_t errlen)
+{
+  struct rio_state *s = calloc(1, sizeof *s);
+  icsim_params_fill(ps, rio_params_table, rio_params_table_len, &s->p);
+  s->clock_Hz = pf->p.clock_Hz;
+  s->link_bw_Bps = pf->p.link_bw_Bps;
+  if (rio_state_init(s, pf->p.nodes, err, errlen)) {
+    free(s);
+    return -1;
+  }
+  *state = s;
+  return 0;
+}
+
+static void rio_destroy(void *state)
+{
+  rio_state_free(state);
+  free(state);
+}
+
+static double rio_send_cpu(void *state, const struct icsim_msg *m)
+{
+  struct rio_state *s = state;
+  const struct rio_params *p = &s->p;
+  double n = (double)m->bytes;
+  if (m->kind != ICSIM_MSG_P2P) /* MPI_Put/MPI_Get: CPU loads and stores through the window */
+    return ceil(fmax(n, 1) / p->io_payload_B) * p->io_instructions / s->clock_Hz;
+  if (!rio_is_large(p, n)) {
+    /* small data: copied with its type/size header into a bounce buffer for mailbox 0 */
+    s->bounce_copies++;
+    return rio_small_cpu_s(s, n);
+  }
+  double t = p->mx_large_instructions / s->clock_Hz;
+  if (aligned(p, m->buf)) {
+    s->zero_copy++;
+  } else { /* the dedicated queue needs a 4 KiB-aligned buffer: copy into one */
+    s->bounce_copies++;
+    t += rio_round(p, n) / p->copy_bw_Bps;
+  }
+  return t;
+}
+
+static double rio_recv_cpu(void *state, const struct icsim_msg *m)
+{
+  struct rio_state *s = state;
+  const struct rio_params *p = &s->p;
+  double n = (double)m->bytes;
+  if (!rio_is_large(p, n))
+    return rio_small_cpu_s(s, n);
+  double t = p->mx_large_instructions / s->clock_Hz;
+  if (!aligned(p, m->buf)) { /* received into an aligned bounce buffer, copied out */
+    s->bounce_copies++;
+    t += rio_round(p, n) / p->copy_bw_Bps;
+  }
+  return t;
+}
+
+static void report_hazard(struct rio_state *s, double bytes)
+{
+  double over = rio_hazard_overflow(&s->p, bytes, true);
+  if (over <= 0)
+    return;
+  s->hazards++;
+  if (!s->hazard_reported++) /* once per run; the counter has the total */
+    fprintf(stderr,
+            "icsim: rapidio: segment-placement hazard: a %.0f-byte message had segments rejected; its last "
+            "segment lands at offset %.0f and writes %.0f bytes past the receive buffer. Keep "
+            "rapidio/round-to-segment: true.\n",
+            bytes, s->p.segment_B * (ceil(bytes / s->p.segment_B) - 1), over);
+}
+
+static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+{
+  struct rio_state *s = state;
+  const struct rio_params *p = &s->p;
+  if (q->src_node == q->dst_node)
+    return; /* shared memory inside a node: the platform's memory links */
+  /* the route's latency, without the link time SimGrid would add again */
+  double lat = q->route_latency_s;
+  struct rio_timing t = {0};
+  if (q->kind != ICSIM_MSG_P2P) {
+    t.total_s = rio_io_s(p, q->bytes, q->kind == ICSIM_MSG_GET, s->link_bw_Bps, lat, &t.io_transactions);
+    t.data_s = t.total_s;
+    s->io_transactions += t.io_transactions;
+  } else if (!rio_is_large(p, q->bytes)) {
+    rio_small_transfer(s, q->src_node, q->dst_node, q->now_s, q->bytes, lat, &t);
+    s->small_msgs++;
+    s->bytes_small += q->bytes;
+  } else {
+    rio_large_transfer(s, q->src_node, q->dst_node, q->now_s, rio_round(p, q->bytes), lat, &t);
+    s->large_msgs++;
+    s->bytes_large += q->bytes;
+    s->queue_requests++;
+    s->queue_grants++;
+    s->deferrals += t.deferred;
+  }
+  if (t.retries > 0)
+    report_hazard(s, q->bytes);
+  s->segments += t.segments;
+  s->retries += t.retries;
+  s->rio_messages += t.messages;
+  s->control_messages += t.control_messages;
+  s->doorbells += t.doorbells;
+  /* The model has already placed the transfer segment by segment on the lanes it shares with
+   * the other RapidIO transfers (SimGrid cannot interleave a transfer's 4 KiB bursts with its
+   * gaps). SimGrid gets the whole time as latency and a near-instant data phase, so that it
+   * does not count the same link time twice. */
+  double moved = q->bytes + q->envelope_bytes;
+  double flash = moved / (1e3 * c->bandwidth_Bps);
+  c->bandwidth_Bps *= 1e3;
+  c->latency_s = fmax(t.total_s - flash, 1e-12);
+}
+
+static double rio_eager_limit(void *state) { return ((struct rio_state *)state)->p.large_threshold_B; }
+
+static size_t rio_counters(void *state, struct icsim_counter *out, size_t max)
+{
+  struct rio_state *s = state;
+  struct icsim_counter c[] = {
+      {"small_messages", "transfers", s->small_msgs},     {"large_messages", "transfers", s->large_msgs},
+      {"rapidio_messages", "messages", s->rio_messages}, {"segments", "segments", s->segments},
+      {"segment_retries", "segments", s->retries},       {"bounce_copies", "copies", s->bounce_copies},
+      {"zero_copy_sends", "messages", s->zero_copy},     {"queue_deferrals", "requests", s->deferrals},
+      {"control_messages", "messages", s->control_messages}, {"doorbells", "doorbells", s->doorbells},
+      {"io_transactions", "transactions", s->io_transactions}, {"placement_hazards", "messages", s->hazards},
+      {"small_bytes", "bytes", s->bytes_small},          {"large_bytes", "bytes", s->bytes_large},
+  };
+  size_t n = sizeof c / sizeof c[0];
+  for (size_t i = 0; i < n && i < max; i++)
+    out[i] = c[i];
+  return n < max ? n : max;
+}
+
+static int rio_check(void *state, char *err, size_t errlen)
+{
+  struct rio_state *s = state;
+  if (s->queue_grants != s->queue_requests) {
+    snprintf(err, errlen, "rapidio: %.0f dedicated-queue requests but %.0f grants", s->queue_requests, s->queue_grants);
+    return -1;
+  }
+  if (s->control_messages != 2 * s->large_msgs) {
+    snprintf(err, errlen, "rapidio: %.0f control messages for %.0f large messages (expected 2 each)",
+             s->control_messages, s->large_msgs);
+    return -1;
+  }
+  return 0;
+}
+
+const struct icsim_stack_ops rapidio_stack = {
+    .name = "rapidio",
+    .summary = "1890VM6Ya RapidIO controller, control level (mailboxes, queues) and MX/MPICH",
+    .params = rio_params_table,
+    .nparams = RIO_NPARAMS,
+    .composes = false,
+    .create = rio_create,
+    .destroy = rio_destroy,
+    .send_cpu = rio_send_cpu,
+    .recv_cpu = rio_recv_cpu,
+    .wire = rio_wire,
+    .eager_limit_bytes = rio_eager_limit,
+    .counters = rio_counters,
+    .check = rio_check,
+};
+
+ICSIM_REGISTER_STACK(rapidio_stack)

@@ -1,0 +1,131 @@
+/* RapidIO stack of the 1890VM6Ya SoC: controller, control level and MX/MPICH above.
+ *
+ * Follows A.S. Kuleshov, "MPI support in Linux OS for RapidIO-based multiprocessor computer
+ * systems", Programmnye produkty i sistemy 2015 no. 4 (see ../../../shared/papers). Every
+ * mechanism the paper names is here by name:
+ *   controller.c    messages of up to 16 segments of <= 256 B, a delivery status per segment
+ *                   (stop and wait), segment retries, the segment-placement hazard, NREAD/NWRITE
+ *                   IO transactions, doorbells
+ *   control_level.c mailbox 0 for control, the common queue for small data (bounce buffer,
+ *                   type/size header, reassembly over 4 KiB), 8 dedicated queues handed out per
+ *                   source node + mailbox with deferral when none is free, the queue handshake,
+ *                   large data programmed by hand 4 KiB at a time from the physical address table
+ *   mx.c            the software path (driver + MX + MPICH instructions at the node clock), the
+ *                   256 B rounding and 4 KiB alignment rules that choose zero-copy or a bounce copy,
+ *                   and the stack's entry in the icsim contract
+ *   params.c        the one parameter table
+ * Omitted: the virtual Ethernet user of the control level, link-level CRC errors, switch
+ * arbitration inside the 1890KP3 beyond its latency. */
+#ifndef ICSIM_RAPIDIO_H
+#define ICSIM_RAPIDIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stack.h"
+
+struct rio_params {
+  /* controller and RapidIO logical layer */
+  double segment_B;          /* largest segment payload */
+  int segments_per_message;  /* 16 segments = 4 KiB message */
+  double packet_header_B;    /* bytes a message segment adds on the link */
+  double response_B;         /* delivery-status response packet */
+  double turnaround_s;       /* receiver controller: segment in -> response out */
+  double retry_delay_s;      /* sender waits this long before re-sending a rejected segment */
+  int dedicated_queues;
+  int mailboxes;             /* mailbox numbers of multi-segment messages (0 = control) */
+  int letters;               /* concurrent letters per mailbox */
+  int common_queue_slots;    /* 4 KiB buffers of the common (unexpected) inbound queue */
+  double dma_bw_Bps;         /* controller <-> memory, shared by inbound and outbound */
+  double io_payload_B;       /* NREAD/NWRITE payload */
+  double io_header_bits;     /* 6 bytes + 6 bits */
+  double doorbell_B;
+  /* control level */
+  double large_threshold_B;  /* above: dedicated queue; at or below: common queue + bounce */
+  double small_header_B;     /* type/size header of small data on mailbox 0 */
+  bool round_to_segment;     /* send and receive sizes rounded up to 256 B (the paper's fix) */
+  double zero_copy_align_B;  /* buffer alignment needed for dedicated-queue zero-copy */
+  bool manual_programming;   /* each 4 KiB message programmed by hand (false: by hardware) */
+  double completion_latency_s; /* a finished 4 KiB message -> driver programs the next */
+  /* software */
+  double mx_instructions;        /* driver + MX + MPICH per small message, each side */
+  double mx_large_instructions;  /* the same for a large (rendezvous) message */
+  double control_instructions;   /* control level, per control message, each side */
+  double mailbox_message_instructions; /* per 4 KiB message of small data on mailbox 0, each side */
+  double program_instructions;   /* programming one 4 KiB message from the address table */
+  double io_instructions;        /* CPU work per IO transaction (window load/store) */
+  double copy_bw_Bps;            /* memory copy rate of the node (bounce buffers) */
+};
+
+/* A transfer's timing as the model computes it, before it becomes SimGrid latency/bandwidth. */
+struct rio_timing {
+  double total_s;      /* from transfer start to last byte delivered, uncontended */
+  double data_s;       /* of which data is moving: segments with their status round trips,
+                        * programming gaps and retries; the rest (handshake, waiting for a queue
+                        * or a buffer, the final doorbell) is latency */
+  double segments, retries, messages, control_messages, doorbells, io_transactions;
+  int deferred;        /* 1 if it waited for a dedicated queue or mailbox */
+};
+
+/* Per-node bookkeeping of the control level: when each queue, mailbox and common-queue slot is
+ * free again, and the large flows in progress (for DMA contention). */
+struct rio_node {
+  double *queue_free_at;        /* [dedicated_queues] */
+  double *slot_free_at;         /* [common_queue_slots] */
+  double cpu_free_at;           /* receive processing of the common queue */
+  struct rio_flow {
+    double start_s, end_s, rate_Bps;
+    int out; /* 1: leaves this node (outbound lane), 0: arrives */
+  } *flows;
+  int nflows, flows_cap;
+};
+
+struct rio_state {
+  struct rio_params p;
+  double clock_Hz;     /* node clock (platform) */
+  double link_bw_Bps;  /* platform link */
+  int nodes;
+  struct rio_node *node;
+  double *mailbox_free_at; /* [src][dst][mailbox 1..][letter] */
+  /* counters */
+  double small_msgs, large_msgs, segments, retries, rio_messages, bounce_copies, zero_copy, deferrals,
+      control_messages, doorbells, io_transactions, hazards, queue_grants, queue_requests;
+  double bytes_small, bytes_large;
+  int hazard_reported;
+};
+
+/* controller.c: pure timing of the logical layer */
+double rio_round(const struct rio_params *p, double bytes);
+/* Time one segment of B payload bytes holds the sender: out, status back (stop and wait). */
+double rio_segment_s(const struct rio_params *p, double bytes, double link_bw, double route_lat_s);
+/* Segments and time of moving BYTES as RapidIO messages of at most 16 segments. */
+double rio_messages_s(const struct rio_params *p, double bytes, double link_bw, double route_lat_s, double *segments,
+                      double *messages);
+/* Bytes written past a buffer of BYTES when segments before the last were rejected and the
+ * receiver places the last at 256 x index; 0 when rounding makes it safe. */
+double rio_hazard_overflow(const struct rio_params *p, double bytes, bool rejected_before_last);
+/* NWRITE (put) or NREAD (get) of BYTES as IO transactions. */
+double rio_io_s(const struct rio_params *p, double bytes, bool read, double link_bw, double route_lat_s,
+                double *transactions);
+double rio_doorbell_s(const struct rio_params *p, double link_bw, double route_lat_s);
+
+/* control_level.c: the two data paths, with queue/mailbox state */
+int rio_state_init(struct rio_state *s, int nodes, char *err, size_t errlen);
+void rio_state_free(struct rio_state *s);
+bool rio_is_large(const struct rio_params *p, double bytes);
+void rio_small_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
+                        struct rio_timing *t);
+void rio_large_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
+                        struct rio_timing *t);
+/* Software cost of a small message on either side: MX path, one programming/reassembly step per
+ * 4 KiB RapidIO message, and the bounce copy (header included). */
+double rio_small_cpu_s(const struct rio_state *s, double bytes);
+
+/* params.c */
+#define RIO_NPARAMS 27
+extern const struct icsim_param_desc rio_params_table[RIO_NPARAMS];
+extern const size_t rio_params_table_len;
+
+extern const struct icsim_stack_ops rapidio_stack;
+
+#endif

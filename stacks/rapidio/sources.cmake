@@ -1,0 +1,1 @@
+set(STACK_SOURCES params.c controller.c control_level.c mx.c)
