@@ -48,7 +48,7 @@ static double rio_send_cpu(void *state, const struct icsim_msg *m)
     s->bounce_copies++;
     return rio_small_cpu_s(s, n);
   }
-  double t = p->mx_large_instructions / s->clock_Hz;
+  double t = rio_large_send_cpu_s(s, n);
   if (aligned(p, m->buf)) {
     s->zero_copy++;
   } else { /* the dedicated queue needs a 4 KiB-aligned buffer: copy into one */

@@ -51,8 +51,10 @@ struct rio_params {
   double mx_instructions;        /* driver + MX + MPICH per small message, each side */
   double mx_large_instructions;  /* the same for a large (rendezvous) message */
   double control_instructions;   /* control level, per control message, each side */
-  double mailbox_message_instructions; /* per 4 KiB message of small data on mailbox 0, each side */
-  double program_instructions;   /* programming one 4 KiB message from the address table */
+  double program_instructions;   /* programming one 4 KiB message of a large transfer by hand
+                                  * (descriptor from the physical address table) */
+  double mailbox_message_instructions; /* per 4 KiB message of small data on mailbox 0, each side:
+                                        * program it, take its interrupt, reassemble */
   double io_instructions;        /* CPU work per IO transaction (window load/store) */
   double copy_bw_Bps;            /* memory copy rate of the node (bounce buffers) */
 };
@@ -120,6 +122,9 @@ void rio_large_transfer(struct rio_state *s, int src, int dst, double now, doubl
 /* Software cost of a small message on either side: MX path, one programming/reassembly step per
  * 4 KiB RapidIO message, and the bounce copy (header included). */
 double rio_small_cpu_s(const struct rio_state *s, double bytes);
+/* Sender's software cost of a large message: MX path and programming its 4 KiB messages (all of
+ * them by hand, or one descriptor when the hardware walks the address table). */
+double rio_large_send_cpu_s(const struct rio_state *s, double bytes);
 
 /* params.c */
 #define RIO_NPARAMS 27

@@ -58,7 +58,7 @@ if __name__ == "__main__":
     random.seed(7)
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     # start from the platform file's values, then a shrinking local search around the best
-    start = [70e6, 40e6, 190e-6, 7000, 3500]
+    start = [70e6, 40e6, 180e-6, 5000, 3500]
     best = None
     for i in range(n):
         if best is None:
