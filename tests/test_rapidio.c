@@ -185,13 +185,13 @@ Test(rapidio, io_transactions_for_one_sided_operations)
 {
   struct rio_state s = mk(2);
   double n;
-  /* NWRITE of 20 B: 3 transactions of 8 B + 6.75 B header, posted back to back */
+  /* NWRITE of 20 B: 3 transactions (8 + 8 + 4 B), each with a 6.75 B header, posted back to back */
   double w = rio_io_s(&s.p, 20, false, BW, LAT, &n);
   cr_assert_float_eq(n, 3, 0);
-  cr_assert_float_eq(w, 3 * (8 + 6.75) / BW + LAT, 1e-15);
+  cr_assert_float_eq(w, (20 + 3 * 6.75) / BW + LAT, 1e-15);
   /* NREAD: each a request out and a response with the data back */
   double r = rio_io_s(&s.p, 20, true, BW, LAT, &n);
-  cr_assert_float_eq(r, 3 * (6.75 / BW + LAT + 0.1e-6 + (8 + 6.75) / BW + LAT), 1e-15);
+  cr_assert_float_eq(r, 3 * (6.75 / BW + LAT + 0.1e-6 + 6.75 / BW + LAT) + 20 / BW, 1e-15);
   /* the standard's 256 B payload: one transaction */
   s.p.io_payload_B = 256;
   rio_io_s(&s.p, 20, false, BW, LAT, &n);

@@ -54,10 +54,10 @@ double rio_io_s(const struct rio_params *p, double bytes, bool read, double link
   if (transactions)
     *transactions = n;
   if (!read) /* NWRITE is posted: transactions stream out back to back */
-    return n * (p->io_payload_B + header_B) / link_bw + route_lat_s;
+    return (bytes + n * header_B) / link_bw + route_lat_s;
   /* NREAD is a CPU load: each waits for its response carrying the data */
-  return n * (header_B / link_bw + route_lat_s + p->turnaround_s + (p->io_payload_B + header_B) / link_bw +
-              route_lat_s);
+  return n * (header_B / link_bw + route_lat_s + p->turnaround_s + header_B / link_bw + route_lat_s) +
+         bytes / link_bw;
 }
 
 double rio_doorbell_s(const struct rio_params *p, double link_bw, double route_lat_s)

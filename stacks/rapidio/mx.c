@@ -97,8 +97,14 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
   double lat = q->route_latency_s;
   struct rio_timing t = {0};
   if (q->kind != ICSIM_MSG_P2P) {
-    t.total_s = rio_io_s(p, q->bytes, q->kind == ICSIM_MSG_GET, s->link_bw_Bps, lat, &t.io_transactions);
-    t.data_s = t.total_s;
+    /* the origin's CPU issues the loads (get) or stores (put) itself, one operation after
+     * another: a second operation waits for the first */
+    struct rio_node *origin = &s->node[q->kind == ICSIM_MSG_GET ? q->dst_node : q->src_node];
+    double start = fmax(q->now_s, origin->io_free_at);
+    double io = rio_io_s(p, q->bytes, q->kind == ICSIM_MSG_GET, s->link_bw_Bps, lat, &t.io_transactions);
+    origin->io_free_at = start + io;
+    t.total_s = start - q->now_s + io;
+    t.data_s = io;
     s->io_transactions += t.io_transactions;
   } else if (!rio_is_large(p, q->bytes)) {
     rio_small_transfer(s, q->src_node, q->dst_node, q->now_s, q->bytes, lat, &t);

@@ -75,6 +75,7 @@ struct rio_node {
   double *queue_free_at;        /* [dedicated_queues] */
   double *slot_free_at;         /* [common_queue_slots] */
   double cpu_free_at;           /* receive processing of the common queue */
+  double io_free_at;            /* the CPU issues IO transactions one stream at a time */
   struct rio_flow {
     double start_s, end_s, rate_Bps;
     int out; /* 1: leaves this node (outbound lane), 0: arrives */

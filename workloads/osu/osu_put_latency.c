@@ -1,5 +1,6 @@
-/* One-sided latency: rank 0 puts (or gets, with -g) SIZE bytes into rank 1's window and both
- * close the epoch with MPI_Win_fence; latency = time per put + fence (OSU "fence" flavour). */
+/* One-sided latency: rank 0 puts (or gets, with -g) SIZE bytes into rank 1's window, -W times
+ * per epoch (default 1), and both close the epoch with MPI_Win_fence; latency = time per
+ * operation, the fence included (OSU "fence" flavour). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +22,8 @@ int main(int argc, char **argv)
       argc--;
       i--;
     }
-  struct osu_opts o = {1, 1 << 20, 1000, 100, 100, 10, 0, 0, 0};
-  if (osu_parse(argc, argv, &o, "osu_put_latency", 0, &status)) {
+  struct osu_opts o = {1, 1 << 20, 1000, 100, 100, 10, 1, 0, 0};
+  if (osu_parse(argc, argv, &o, "osu_put_latency", 1, &status)) {
     MPI_Finalize();
     return status;
   }
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < iters + skip; i++) {
       if (i == skip)
         start = MPI_Wtime();
-      if (rank == 0) {
+      for (int w = 0; rank == 0 && w < o.window; w++) {
         if (get)
           MPI_Get(buf, (int)size, MPI_CHAR, 1, 0, (int)size, MPI_CHAR, win);
         else
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
       MPI_Win_fence(0, win);
     }
     if (rank == 0)
-      printf("%-10zu%18.2f\n", size, (MPI_Wtime() - start) * 1e6 / iters);
+      printf("%-10zu%18.2f\n", size, (MPI_Wtime() - start) * 1e6 / ((double)iters * o.window));
     fflush(stdout);
   }
   MPI_Win_free(&win);
