@@ -136,6 +136,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     push(&env, &ne, "%s=%s", ICSIM_ENV_SET, sets);
   push(&env, &ne, "%s=%d", ICSIM_ENV_NRANKS, rq->nranks);
   push(&env, &ne, "%s=%s", ICSIM_ENV_PLACE, rq->place);
+  push(&env, &ne, "%s=%s", ICSIM_ENV_HOST_TIMING, rq->host_timing ? "on" : "off");
   if (rq->stats) {
     char abs[PATH_MAX];
     const char *slash = strrchr(rq->stats, '/');

@@ -68,6 +68,8 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   if (!rt)
     return -1;
   rt->nranks = atoi(nranks);
+  const char *ht = getenv(ICSIM_ENV_HOST_TIMING);
+  rt->host_timing = !ht || strcmp(ht, "off") != 0;
   rt->rank_host = malloc((size_t)rt->nranks * sizeof *rt->rank_host);
   if (icsim_place(&rt->pf, rt->nranks, place, rt->rank_host, err, errlen)) {
     icsim_runtime_destroy(rt);

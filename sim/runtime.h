@@ -14,6 +14,7 @@ struct icsim_runtime {
   void *stack_state;
   void *compose_state;
   int nranks;
+  int host_timing; /* SMPI benchmarks user code: stack CPU charges must pause its timer */
   int *rank_host; /* host (socket) of each world rank, from the placement */
   struct icsim_rma_expect {
     enum icsim_msg_kind kind;
@@ -31,6 +32,7 @@ struct icsim_runtime {
 #define ICSIM_ENV_STATS "ICSIM_STATS"
 #define ICSIM_ENV_NRANKS "ICSIM_NRANKS"
 #define ICSIM_ENV_PLACE "ICSIM_PLACE"
+#define ICSIM_ENV_HOST_TIMING "ICSIM_HOST_TIMING" /* "on" when SMPI times the program's own code */
 
 /* Load the platform and create its stacks. Returns NULL with ERR filled on failure. */
 struct icsim_runtime *icsim_runtime_create(const char *platform, const char *sets, char *err, size_t errlen);
