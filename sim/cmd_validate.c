@@ -438,7 +438,7 @@ static void make_plot(const struct plot *p, const struct rows *rs, const char *t
   }
   f = fopen(gp, "w");
   fprintf(f,
-          "set terminal pngcairo size 800,520\nset output '%s/%s'\nset title '%s'\nset logscale xy\n"
+          "set terminal pngcairo size 800,520 noenhanced\nset output '%s/%s'\nset title '%s'\nset logscale xy\n"
           "set xlabel 'x (bytes)'\nset ylabel '%s %s'\nset key left top\nset grid\n"
           "plot '%s' using 1:2 with linespoints pt 7 title 'published', '%s' using 1:3 with linespoints pt 5 "
           "title 'icsim'\n",

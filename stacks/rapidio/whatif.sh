@@ -43,9 +43,9 @@ for ((k = 0; k < i; k++)); do
   plot="$plot '$OUT/bw$k' using 1:2 with linespoints title '$name',"
 done
 gnuplot <<GP
-set terminal pngcairo size 900,560
+set terminal pngcairo size 900,560 noenhanced
 set output 'stacks/rapidio/whatif.png'
-set title 'osu\_bw on niisi-rapidio-4: what-if studies (icsim)'
+set title 'osu_bw on niisi-rapidio-4: what-if studies (icsim)'
 set logscale xy
 set xlabel 'message size (bytes)'
 set ylabel 'MB/s'
