@@ -8,6 +8,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_place(int argc, char **argv);
 
 /* What `icsim run` needs to launch one simulation; shared with validate. */
 struct run_request {

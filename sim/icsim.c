@@ -11,6 +11,7 @@ static void usage(FILE *f)
              "  run       run an MPI program on a simulated platform\n"
              "  describe  print every resolved parameter of a platform (value, unit, origin)\n"
              "  validate  run validation cases against published tables\n"
+             "  place     rank the subsystem shapes of P cores for an exchange pattern\n"
              "`icsim COMMAND --help` for each command's options.\n");
 }
 
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
     return cmd_describe(argc - 1, argv + 1);
   if (!strcmp(argv[1], "validate"))
     return cmd_validate(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "place"))
+    return cmd_place(argc - 1, argv + 1);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     usage(stdout);
     return 0;

@@ -224,3 +224,25 @@ Test(e2e, rapidio_large_message_matches_closed_form)
   cr_assert(fabs(sim - expect) <= 0.006e-6 + 1e-6 * expect, "%.4f vs %.4f us", sim * 1e6, expect * 1e6);
   free(out);
 }
+
+/* The contention study's tools run and print what they promise. */
+Test(e2e, contention_benchmark_and_place)
+{
+  char *out;
+  const char *ib = ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml";
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, ICSIM " run -p %s -n 4 --place 0,0,1,1 --host-timing off " WL "contention -P half -m 4,8 -n 2",
+           ib);
+  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+  double m, cf, t1, tcf, ratio;
+  const char *row = strstr(out, "\n8 ");
+  cr_assert(row && sscanf(row + 1, "%lf %lf %lf %lf %lf", &m, &cf, &t1, &tcf, &ratio) == 5, "%s", out);
+  cr_assert_float_eq(cf, 2, 0);
+  cr_assert(t1 > 0 && tcf >= t1 && fabs(ratio - tcf / t1) < 1e-2, "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, ICSIM " place -p %s -n 8 --msg 64KiB", ib);
+  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+  /* 8 cores on 6 nodes of 8 cores: 1x8, 2x4, 4x2 (8x1 does not fit) */
+  cr_assert(strstr(out, "1x8") && strstr(out, "2x4") && strstr(out, "4x2") && !strstr(out, "8x1"), "%s", out);
+  free(out);
+}
