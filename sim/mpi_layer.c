@@ -51,18 +51,25 @@ static struct pending *pending_take(MPI_Request r)
   return NULL;
 }
 
-static int world_rank(MPI_Comm comm, int r)
+/* Rank R of group G (freed here) in MPI_COMM_WORLD. */
+static int group_to_world(MPI_Group g, int r)
 {
-  if (comm == MPI_COMM_WORLD || r < 0)
-    return r;
-  MPI_Group g, wg;
+  MPI_Group wg;
   int out = MPI_UNDEFINED;
-  PMPI_Comm_group(comm, &g);
   PMPI_Comm_group(MPI_COMM_WORLD, &wg);
   PMPI_Group_translate_ranks(g, 1, &r, wg, &out);
   PMPI_Group_free(&g);
   PMPI_Group_free(&wg);
   return out;
+}
+
+static int world_rank(MPI_Comm comm, int r)
+{
+  if (comm == MPI_COMM_WORLD || r < 0)
+    return r;
+  MPI_Group g;
+  PMPI_Comm_group(comm, &g);
+  return group_to_world(g, r);
 }
 
 static void fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src_world, int dst_world, size_t bytes,
@@ -314,13 +321,9 @@ static int rma(enum icsim_msg_kind kind, const void *buf, int count, MPI_Datatyp
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt || target == MPI_PROC_NULL)
     return 0;
-  MPI_Group g, wg;
-  int world = MPI_UNDEFINED;
+  MPI_Group g;
   PMPI_Win_get_group(win, &g);
-  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-  PMPI_Group_translate_ranks(g, 1, &target, wg, &world);
-  PMPI_Group_free(&g);
-  PMPI_Group_free(&wg);
+  int world = group_to_world(g, target);
   struct icsim_msg m;
   int me = my_world_rank();
   fill_msg(rt, &m, me, world, (size_t)count * type_size(type), buf, 0);

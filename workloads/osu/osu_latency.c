@@ -15,11 +15,9 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return status;
   }
-  if (np != 2) {
-    if (rank == 0)
-      fprintf(stderr, "osu_latency: needs exactly 2 ranks (got %d)\n", np);
+  if ((status = osu_need_ranks(rank, np, 2, "osu_latency"))) {
     MPI_Finalize();
-    return 2;
+    return status;
   }
   char *sbuf = osu_buffer(o.max_size, 'a'), *rbuf = osu_buffer(o.max_size, 'b');
   if (rank == 0)

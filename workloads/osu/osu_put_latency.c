@@ -27,11 +27,9 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return status;
   }
-  if (np != 2) {
-    if (rank == 0)
-      fprintf(stderr, "osu_put_latency: needs exactly 2 ranks (got %d)\n", np);
+  if ((status = osu_need_ranks(rank, np, 2, "osu_put_latency"))) {
     MPI_Finalize();
-    return 2;
+    return status;
   }
   char *win_buf = osu_buffer(o.max_size, 'w'), *buf = osu_buffer(o.max_size, 'a');
   MPI_Win win;

@@ -89,3 +89,12 @@ void *osu_buffer(size_t size, int fill)
 void osu_free(void *p) { free(p); }
 
 size_t osu_next_size(size_t size) { return size ? size * 2 : 1; }
+
+int osu_need_ranks(int rank, int np, int want, const char *name)
+{
+  if (np == want)
+    return 0;
+  if (rank == 0)
+    fprintf(stderr, "%s: needs exactly %d ranks (got %d)\n", name, want, np);
+  return 2;
+}

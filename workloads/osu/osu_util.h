@@ -26,6 +26,8 @@ int osu_skip(const struct osu_opts *o, size_t size);
 /* Page-aligned buffer of SIZE bytes (at least one page), filled with a pattern. */
 void *osu_buffer(size_t size, int fill);
 void osu_free(void *p);
+/* 0 if NP == WANT; otherwise rank 0 says so and 2 is returned (the program's exit status). */
+int osu_need_ranks(int rank, int np, int want, const char *name);
 /* Next size in the sweep: 0 -> 1 -> 2 -> 4 ... */
 size_t osu_next_size(size_t size);
 
