@@ -38,7 +38,8 @@ static const char *const case_keys[] = {
     "case", "title", "source", "platform", "sets/#", "excluded/#/metric", "excluded/#/x", "excluded/#/reason",
     "metrics/#/name", "metrics/#/unit", "metrics/#/workload", "metrics/#/args", "metrics/#/ranks",
     "metrics/#/place", "metrics/#/column", "metrics/#/scale", "metrics/#/published", "metrics/#/tolerance",
-    "metrics/#/note", "metrics/#/calibrates/parameters/#", "metrics/#/calibrates/points/#", NULL};
+    "metrics/#/note", "metrics/#/x-format", "metrics/#/calibrates/parameters/#", "metrics/#/calibrates/points/#",
+    NULL};
 static const char *const case_required[] = {"case", "title", "platform", "metrics/0/name", NULL};
 static const char *const metric_required[] = {"name", "workload", "ranks", "published", "tolerance", NULL};
 
@@ -194,37 +195,50 @@ static int load_published(const char *path, const char *metric, struct pubrow **
   return 0;
 }
 
-/* Parse the workload's "x v1 v2 ..." rows: value of COLUMN (1-based, x is column 1) per x. */
-static int parse_output(const char *text, int column, struct pubrow **out, size_t *n)
+/* Parse the workload's "x v1 v2 ..." rows: value of COLUMN (1-based) per x. x is column 1, or
+ * XFMT with {k} replaced by column k ("m={1},cf={2}"). Values are multiplied by SCALE. */
+static void parse_output(const char *text, int column, const char *xfmt, double scale, struct pubrow **out,
+                         size_t *n)
 {
-  *out = NULL;
-  *n = 0;
   const char *line = text;
   while (line && *line) {
     const char *nl = strchr(line, '\n');
     size_t len = nl ? (size_t)(nl - line) : strlen(line);
     if (len && line[0] != '#' && len < 1024) {
-      char buf[1024];
+      char buf[1024], *tok[32] = {0}, *save;
+      int ntok = 0;
       memcpy(buf, line, len);
       buf[len] = '\0';
-      char *save, *tok = strtok_r(buf, " \t", &save);
-      char x[64];
-      snprintf(x, sizeof x, "%s", tok ? tok : "");
-      for (int c = 2; tok && c <= column; c++)
-        tok = strtok_r(NULL, " \t", &save);
-      char *end;
-      double v = tok ? strtod(tok, &end) : 0;
-      if (tok && end != tok) {
+      for (char *t = strtok_r(buf, " \t", &save); t && ntok < 32; t = strtok_r(NULL, " \t", &save))
+        tok[ntok++] = t;
+      char *end = NULL;
+      double v = column <= ntok ? strtod(tok[column - 1], &end) : 0;
+      if (ntok >= 1 && column <= ntok && end != tok[column - 1]) {
+        char x[64] = "";
+        if (!xfmt) {
+          snprintf(x, sizeof x, "%s", tok[0]);
+        } else {
+          size_t k = 0;
+          for (const char *f = xfmt; *f && k + 1 < sizeof x; f++) {
+            int c;
+            if (*f == '{' && sscanf(f, "{%d}", &c) == 1 && c >= 1 && c <= ntok) {
+              k += (size_t)snprintf(x + k, sizeof x - k, "%s", tok[c - 1]);
+              f = strchr(f, '}');
+            } else {
+              x[k++] = *f;
+              x[k] = '\0';
+            }
+          }
+        }
         *out = realloc(*out, (*n + 1) * sizeof **out);
         snprintf((*out)[*n].x, sizeof(*out)[*n].x, "%s", x);
-        (*out)[*n].value = v;
+        (*out)[*n].value = v * scale;
         (*out)[*n].has_value = 1;
         (*n)++;
       }
     }
     line = nl ? nl + 1 : NULL;
   }
-  return 0;
 }
 
 static char *read_all(int fd)
@@ -272,10 +286,10 @@ struct plot {
   char case_name[64];
 };
 
-/* One metric of one case: run, compare, append rows. Returns 0 or -1 (ERR). */
-static int run_metric(const struct icsim_yfile *y, int mi, const char *case_name, const char *root,
-                      const char *platform, char **sets, int nsets, struct rows *rs, const char *tmpdir,
-                      struct plot *plot, int *progress, int total, char *err, size_t errlen)
+/* Run metric entry MI of case Y; its rows (x, value) are appended to *SIM. Returns 0 or -1. */
+static int run_entry(const struct icsim_yfile *y, int mi, const char *case_name, const char *root,
+                     const char *platform, char **sets, int nsets, const char *tmpdir, struct pubrow **sim,
+                     size_t *nsim, int *progress, int total, char *err, size_t errlen)
 {
   for (const char *const *k = metric_required; *k; k++) {
     char fmt[64];
@@ -288,20 +302,12 @@ static int run_metric(const struct icsim_yfile *y, int mi, const char *case_name
   const char *metric = get(y, "metrics/%d/name", mi);
   const char *workload = get(y, "metrics/%d/workload", mi);
   const char *place = get(y, "metrics/%d/place", mi);
-  const char *unit = get(y, "metrics/%d/unit", mi);
   double ranks, column = 2, scale = 1, tol;
   if (number_of(y, "metrics/%d/ranks", mi, &ranks, err, errlen) ||
       number_of(y, "metrics/%d/tolerance", mi, &tol, err, errlen) ||
       (get(y, "metrics/%d/column", mi) && number_of(y, "metrics/%d/column", mi, &column, err, errlen)) ||
       (get(y, "metrics/%d/scale", mi) && number_of(y, "metrics/%d/scale", mi, &scale, err, errlen)))
     return -1;
-  char pubpath[PATH_MAX];
-  snprintf(pubpath, sizeof pubpath, "%s/%s", root, get(y, "metrics/%d/published", mi));
-  struct pubrow *pub;
-  size_t npub;
-  if (load_published(pubpath, metric, &pub, &npub, err, errlen))
-    return -1;
-
   char workload_path[PATH_MAX];
   if (strchr(workload, '/'))
     snprintf(workload_path, sizeof workload_path, "%s/%s", root, workload);
@@ -311,11 +317,12 @@ static int run_metric(const struct icsim_yfile *y, int mi, const char *case_name
   struct run_request rq = {.platform = platform, .nranks = (int)ranks, .place = place ? place : "block",
                            .sets = sets, .nsets = nsets, .host_timing = false, .program = prog};
   char outpath[PATH_MAX];
-  snprintf(outpath, sizeof outpath, "%s/%s-%s.out", tmpdir, case_name, metric);
+  snprintf(outpath, sizeof outpath, "%s/%s-%s-%d.out", tmpdir, case_name, metric, mi);
   int fd = open(outpath, O_RDWR | O_CREAT | O_TRUNC, 0644);
   (*progress)++;
-  fprintf(stderr, "[%d/%d] %s %s: %s %s on %d ranks ...", *progress, total, case_name, metric, workload,
-          get(y, "metrics/%d/args", mi) ? get(y, "metrics/%d/args", mi) : "", (int)ranks);
+  fprintf(stderr, "[%d/%d] %s %s: %s %s on %d ranks%s%s ...", *progress, total, case_name, metric, workload,
+          get(y, "metrics/%d/args", mi) ? get(y, "metrics/%d/args", mi) : "", (int)ranks, place ? ", " : "",
+          place ? place : "");
   fflush(stderr);
   double t0 = now_s();
   int code = launch_smpirun(&rq, fd, err, errlen);
@@ -326,19 +333,35 @@ static int run_metric(const struct icsim_yfile *y, int mi, const char *case_name
       snprintf(err, errlen, "%s %s: workload %s failed with status %d (output in %s)", case_name, metric, workload,
                code, outpath);
     close(fd);
-    free(pub);
     return -1;
   }
   char *text = read_all(fd);
   close(fd);
-  struct pubrow *sim;
-  size_t nsim;
-  parse_output(text, (int)column, &sim, &nsim);
+  parse_output(text, (int)column, get(y, "metrics/%d/x-format", mi), scale, sim, nsim);
   free(text);
+  return 0;
+}
 
+/* Compare the simulated rows SIM of the metric defined by entry MI (its published file,
+ * tolerance, calibration points) and append one row per published point. */
+static int compare_metric(const struct icsim_yfile *y, int mi, const char *case_name, const char *root,
+                          const struct pubrow *sim, size_t nsim, struct rows *rs, struct plot *plot, char *err,
+                          size_t errlen)
+{
+  const char *metric = get(y, "metrics/%d/name", mi);
+  const char *unit = get(y, "metrics/%d/unit", mi);
+  double tol;
+  if (number_of(y, "metrics/%d/tolerance", mi, &tol, err, errlen))
+    return -1;
+  char pubpath[PATH_MAX];
+  snprintf(pubpath, sizeof pubpath, "%s/%s", root, get(y, "metrics/%d/published", mi));
+  struct pubrow *pub;
+  size_t npub;
+  if (load_published(pubpath, metric, &pub, &npub, err, errlen))
+    return -1;
   /* calibration points of this metric, for the report */
   char cal[512] = "";
-  for (int k = 0; get(y, "metrics/%d/calibrates/points/%d", mi) || k == 0; k++) {
+  for (int k = 0;; k++) {
     char key[128];
     snprintf(key, sizeof key, "metrics/%d/calibrates/points/%d", mi, k);
     const struct icsim_yentry *e = icsim_yaml_get(y, key);
@@ -357,7 +380,7 @@ static int run_metric(const struct icsim_yfile *y, int mi, const char *case_name
     for (size_t j = 0; j < nsim; j++)
       if (strcmp(sim[j].x, pub[i].x) == 0) {
         r->has_simulated = 1;
-        r->simulated = sim[j].value * scale;
+        r->simulated = sim[j].value;
       }
     char probe[80];
     snprintf(probe, sizeof probe, ",%s,", r->x);
@@ -382,7 +405,6 @@ static int run_metric(const struct icsim_yfile *y, int mi, const char *case_name
     }
   }
   free(pub);
-  free(sim);
   snprintf(plot->file, sizeof plot->file, "%s-%s.png", case_name, metric);
   snprintf(plot->title, sizeof plot->title, "%s: %s", case_name, metric);
   snprintf(plot->unit, sizeof plot->unit, "%s", unit ? unit : "");
@@ -663,15 +685,42 @@ int cmd_validate(int argc, char **argv)
       sets[nsets] = (char *)get(y, "sets/%d", nsets);
       nsets++;
     }
-    for (int m = 0; get(y, "metrics/%d/name", m); m++) {
-      if (run_metric(y, m, icsim_yaml_get(y, "case")->value, root, platform, sets, nsets, &rs, tmpdir,
-                     &plots[nplots], &progress, total, err, sizeof err)) {
+    /* Entries with the same metric name are runs of one table (e.g. one per cf): their rows
+     * are pooled, and the first entry's published file, tolerance and calibration apply. */
+    int nentries = 0;
+    while (get(y, "metrics/%d/name", nentries))
+      nentries++;
+    struct pubrow **sims = calloc((size_t)nentries, sizeof *sims);
+    size_t *nsims = calloc((size_t)nentries, sizeof *nsims);
+    int *owner = calloc((size_t)nentries, sizeof *owner);
+    const char *case_name = icsim_yaml_get(y, "case")->value;
+    for (int m = 0; m < nentries && !failed_run; m++) {
+      owner[m] = m;
+      for (int k = 0; k < m; k++)
+        if (!strcmp(get(y, "metrics/%d/name", k), get(y, "metrics/%d/name", m))) {
+          owner[m] = owner[k];
+          break;
+        }
+      if (run_entry(y, m, case_name, root, platform, sets, nsets, tmpdir, &sims[owner[m]], &nsims[owner[m]],
+                    &progress, total, err, sizeof err)) {
         fprintf(stderr, "icsim validate: %s\n", err);
         failed_run = 1;
-        break;
+      }
+    }
+    for (int m = 0; m < nentries && !failed_run; m++) {
+      if (owner[m] != m)
+        continue;
+      if (compare_metric(y, m, case_name, root, sims[m], nsims[m], &rs, &plots[nplots], err, sizeof err)) {
+        fprintf(stderr, "icsim validate: %s\n", err);
+        failed_run = 1;
       }
       nplots++;
     }
+    for (int m = 0; m < nentries; m++)
+      free(sims[m]);
+    free(sims);
+    free(nsims);
+    free(owner);
   }
   if (failed_run) {
     remove_tree(tmpdir);
