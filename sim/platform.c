@@ -442,6 +442,9 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
     return -1;
   }
   int *node_of = malloc((size_t)nranks * sizeof *node_of);
+  int *socket_of = malloc((size_t)nranks * sizeof *socket_of);
+  for (int r = 0; r < nranks; r++)
+    socket_of[r] = -1;
   int rc = -1, N, C;
   char tail;
   if (strcmp(spec, "block") == 0 || strcmp(spec, "cyclic") == 0) {
@@ -465,15 +468,23 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
     for (int r = 0; r < nranks; r++)
       node_of[r] = r / C;
   } else {
-    /* explicit node list, one entry per rank */
+    /* explicit list, one entry per rank: a node ("3", cores filled socket by socket) or a
+     * node and socket ("3.1", pinned to that socket, like numactl --cpunodebind) */
     const char *s = spec;
     int r = 0;
     while (*s) {
       char *end;
-      long v = strtol(s, &end, 10);
+      long v = strtol(s, &end, 10), sock = -1;
+      if (end != s && *end == '.') {
+        const char *ss = end + 1;
+        sock = strtol(ss, &end, 10);
+        if (end == ss)
+          end = (char *)ss - 1; /* reject "3." below */
+      }
       if (end == s || (*end && *end != ',')) {
         snprintf(err, errlen,
-                 "--place '%s': write block, cyclic, NxC (e.g. 2x4) or one node number per rank (e.g. 0,0,1,1)",
+                 "--place '%s': write block, cyclic, NxC (e.g. 2x4) or one node (or node.socket) per rank "
+                 "(e.g. 0,0,1,1 or 0.0,0.1)",
                  spec);
         goto out;
       }
@@ -481,8 +492,14 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
         snprintf(err, errlen, "--place: node %ld does not exist (nodes are 0..%d)", v, p->nodes - 1);
         goto out;
       }
-      if (r < nranks)
+      if (sock >= p->sockets || sock < -1) {
+        snprintf(err, errlen, "--place: socket %ld does not exist (sockets are 0..%d)", sock, p->sockets - 1);
+        goto out;
+      }
+      if (r < nranks) {
         node_of[r] = (int)v;
+        socket_of[r] = (int)sock;
+      }
       r++;
       s = *end ? end + 1 : end;
     }
@@ -491,22 +508,27 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
       goto out;
     }
   }
-  /* Cores fill socket by socket in rank order (compact binding, like numactl --physcpubind). */
-  int *used = calloc((size_t)p->nodes, sizeof *used);
+  /* Unpinned ranks fill cores socket by socket in rank order (compact binding, like numactl
+   * --physcpubind); pinned ones take a core of their socket. */
+  int *used = calloc((size_t)p->nodes * (size_t)p->sockets, sizeof *used);
   for (int r = 0; r < nranks; r++) {
-    int n = node_of[r];
-    if (used[n] >= cores) {
-      snprintf(err, errlen, "--place %s puts more than %d ranks on node %d, which has %d cores", spec, cores, n,
-               cores);
+    int n = node_of[r], sock = socket_of[r];
+    if (sock < 0)
+      for (sock = 0; sock < p->sockets - 1 && used[n * p->sockets + sock] >= p->cores_per_socket; sock++)
+        ;
+    if (used[n * p->sockets + sock] >= p->cores_per_socket) {
+      snprintf(err, errlen, "--place %s puts more ranks on node %d%s than it has cores (%d per socket, %d sockets)",
+               spec, n, socket_of[r] >= 0 ? " socket" : "", p->cores_per_socket, p->sockets);
       free(used);
       goto out;
     }
-    rank_host[r] = n * p->sockets + used[n] / p->cores_per_socket;
-    used[n]++;
+    rank_host[r] = n * p->sockets + sock;
+    used[n * p->sockets + sock]++;
   }
   free(used);
   rc = 0;
 out:
   free(node_of);
+  free(socket_of);
   return rc;
 }

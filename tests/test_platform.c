@@ -55,6 +55,14 @@ Test(placement, block_cyclic_shape_and_list)
   cr_assert_eq(h[0], 6);
   cr_assert_eq(h[1], 6);
   cr_assert_eq(h[2], 0);
+  /* node.socket pins: rank 0 and 1 on node 1 socket 1, rank 2 on node 1 socket 0 */
+  cr_assert_eq(icsim_place(&pf, 3, "1.1,1.1,1.0", h, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(h[0], 3);
+  cr_assert_eq(h[1], 3);
+  cr_assert_eq(h[2], 2);
+  cr_assert_neq(icsim_place(&pf, 3, "1.1,1.1,1.1", h, err, sizeof err), 0); /* 2 cores per socket */
+  cr_assert_neq(icsim_place(&pf, 1, "1.2", h, err, sizeof err), 0);
+  cr_assert(strstr(err, "socket 2 does not exist"), "%s", err);
   icsim_platform_free(&pf);
 }
 
@@ -70,7 +78,7 @@ Test(placement, errors_say_what_fits)
   cr_assert_neq(icsim_place(&pf, 4, "2x1", h, err, sizeof err), 0);
   cr_assert(strstr(err, "make N x C equal -n"), "%s", err);
   cr_assert_neq(icsim_place(&pf, 3, "0,0,0", h, err, sizeof err), 0);
-  cr_assert(strstr(err, "more than 2 ranks on node 0"), "%s", err);
+  cr_assert(strstr(err, "more ranks on node 0 than it has cores"), "%s", err);
   cr_assert_neq(icsim_place(&pf, 2, "0,5", h, err, sizeof err), 0);
   cr_assert(strstr(err, "node 5 does not exist"), "%s", err);
   cr_assert_neq(icsim_place(&pf, 2, "zigzag", h, err, sizeof err), 0);
