@@ -103,19 +103,32 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
   }
   /* One entry per icsim link: the SimGrid link for each direction (same link when shared). */
   std::vector<sg4::Link*> up(pf->nlinks), down(pf->nlinks), handle(pf->nlinks);
+  bool channels = icsim_runtime_models_channels(rt);
+  /* A stack that models sharing gets each channel's capacity as a function of its sharers. */
+  auto nonlinear = [channels](sg4::Link* link, const icsim_link* l) {
+    if (!channels || l->sharing == ICSIM_FATPIPE)
+      return;
+    link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [l](double capacity, int n) {
+      double v = icsim_runtime_channel_capacity(icsim_runtime_get(), l, l->bw_Bps, n);
+      return v < 0 ? capacity : v;
+    });
+  };
   for (int i = 0; i < pf->nlinks; i++) {
     const icsim_link* l = &pf->links[i];
     if (l->sharing == ICSIM_SPLITDUPLEX) {
-      sg4::SplitDuplexLink* sd = zone->create_split_duplex_link(l->name, l->bw_Bps);
+      sg4::SplitDuplexLink* sd = zone->create_split_duplex_link(l->name, icsim_runtime_channel_peak(rt, l));
       sd->set_latency(l->lat_s);
+      nonlinear(sd->get_link_up(), l);
+      nonlinear(sd->get_link_down(), l);
       sd->seal();
       handle[i] = sd;
       up[i] = sd->get_link_up();
       down[i] = sd->get_link_down();
     } else {
-      auto* link = zone->create_link(l->name, l->bw_Bps)->set_latency(l->lat_s);
+      auto* link = zone->create_link(l->name, icsim_runtime_channel_peak(rt, l))->set_latency(l->lat_s);
       link->set_sharing_policy(l->sharing == ICSIM_FATPIPE ? sg4::Link::SharingPolicy::FATPIPE
                                                            : sg4::Link::SharingPolicy::SHARED);
+      nonlinear(link, l);
       link->seal();
       handle[i] = up[i] = down[i] = link;
     }

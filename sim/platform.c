@@ -178,6 +178,8 @@ static void build_links(struct icsim_platform *pf)
   }
 }
 
+int icsim_memory_link(const struct icsim_platform *pf, int host) { return layout_of(pf).mem0 + host; }
+
 int icsim_platform_hosts(const struct icsim_platform *pf) { return pf->p.nodes * pf->p.sockets; }
 
 void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_t len)

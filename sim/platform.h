@@ -86,6 +86,8 @@ int icsim_platform_hosts(const struct icsim_platform *pf);
 void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_t len);
 /* Host index from a host name, -1 if not ours. */
 int icsim_host_index(const struct icsim_platform *pf, const char *name);
+/* Index in pf->links of HOST's memory-controller link. */
+int icsim_memory_link(const struct icsim_platform *pf, int host);
 /* Route between two hosts as hops into pf->links; returns the hop count. */
 int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops);
 

@@ -2,6 +2,7 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,4 +201,30 @@ enum icsim_msg_kind icsim_runtime_take_kind(struct icsim_runtime *rt, int src_ho
       return k;
     }
   return ICSIM_MSG_P2P;
+}
+
+double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, double nominal,
+                                      int n)
+{
+  double v = -1;
+  if (rt->pf.compose && rt->pf.compose->channel_capacity)
+    v = rt->pf.compose->channel_capacity(rt->compose_state, link, nominal, n);
+  if (v < 0 && rt->pf.stack->channel_capacity)
+    v = rt->pf.stack->channel_capacity(rt->stack_state, link, nominal, n);
+  return v;
+}
+
+int icsim_runtime_models_channels(const struct icsim_runtime *rt)
+{
+  return (rt->pf.compose && rt->pf.compose->channel_capacity) || rt->pf.stack->channel_capacity;
+}
+
+double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link)
+{
+  double peak = link->bw_Bps;
+  if (rt->pf.compose && rt->pf.compose->channel_peak)
+    peak = fmax(peak, rt->pf.compose->channel_peak(rt->compose_state, link));
+  if (rt->pf.stack->channel_peak)
+    peak = fmax(peak, rt->pf.stack->channel_peak(rt->stack_state, link));
+  return peak;
 }

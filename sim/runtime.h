@@ -47,6 +47,14 @@ double icsim_runtime_send_cpu(struct icsim_runtime *rt, const struct icsim_msg *
 double icsim_runtime_recv_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
 void icsim_runtime_wire(struct icsim_runtime *rt, const struct icsim_wire_query *q, struct icsim_wire_cost *c);
 
+/* Channel capacity for N sharers from the composing stack, else the network stack; negative
+ * when neither models it. */
+double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, double nominal,
+                                      int n);
+int icsim_runtime_models_channels(const struct icsim_runtime *rt);
+/* Bandwidth SimGrid should give LINK: its nominal one, or a stack's higher peak. */
+double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link);
+
 /* One-sided operations: the MPI layer announces the transfer it is about to cause so that the
  * wire side, which sees only hosts and sizes, can tell it from a message. */
 void icsim_runtime_expect_rma(struct icsim_runtime *rt, enum icsim_msg_kind kind, int src_host, int dst_host,

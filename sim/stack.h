@@ -16,6 +16,7 @@
 #include "params.h"
 
 struct icsim_platform;
+struct icsim_link;
 
 /* What an MPI operation is, for stacks that carry them differently (RapidIO moves one-sided
  * operations as NREAD/NWRITE IO transactions, two-sided ones as messages). */
@@ -82,6 +83,17 @@ struct icsim_stack_ops {
   /* Messages up to this many bytes leave without waiting for the receiver (eager); larger
    * ones hold the sender until the receive is matched (rendezvous). NULL: never rendezvous. */
   double (*eager_limit_bytes)(void *state);
+
+  /* Aggregate rate (B/s) that channel LINK delivers when N transfers share it; NOMINAL is the
+   * link's bandwidth. NULL, or a negative answer: SimGrid's fair sharing of NOMINAL. Called by
+   * SimGrid's solver (keep it cheap); lets a stack make sharing non-linear (memory controllers,
+   * QPI, a shared NIC). */
+  double (*channel_capacity)(void *state, const struct icsim_link *link, double nominal, int n);
+  /* Fastest rate one transfer can reach on LINK (e.g. a copy that stays in the cache), when it
+   * exceeds the link's nominal bandwidth; <= 0 otherwise. SimGrid bounds each transfer by the
+   * link bandwidth, so the adapter raises it to this peak; channel_capacity still gets the
+   * platform's nominal value. May be NULL. */
+  double (*channel_peak)(void *state, const struct icsim_link *link);
 
   /* Fill up to MAX counters, return how many. May be NULL. */
   size_t (*counters)(void *state, struct icsim_counter *out, size_t max);

@@ -1,0 +1,102 @@
+/* numa stack: non-linear sharing of node-internal channels (see numa.h). */
+#include "numa.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "platform.h"
+
+#define F(field) offsetof(struct numa_params, field)
+
+static const struct icsim_param_desc numa_params_table[] = {
+    {"numa/stream-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "5GBps", "assumed",
+     "one core's copy rate through the memory controller (it moves twice that on the bus)", NULL,
+     F(stream_bw_Bps)},
+    {"numa/sharpness", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 64, "2", "assumed",
+     "how sharply the memory controller saturates (smooth-minimum exponent p)", NULL, F(sharpness)},
+    {"numa/cache-bytes", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "8MiB", "assumed",
+     "last-level cache of one socket", NULL, F(cache_B)},
+    {"numa/cache-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "15GBps", "assumed",
+     "one core's copy rate when source and destination stay in the cache", NULL, F(cache_bw_Bps)},
+};
+
+struct numa_state {
+  struct numa_params p;
+  const struct icsim_platform *pf;
+  double *msg_B; /* per link: size of the last copy started on it */
+};
+
+double numa_memory_capacity(const struct numa_params *p, double B, int n, double m)
+{
+  if (n < 1)
+    n = 1;
+  double demand = 2 * n * p->stream_bw_Bps;
+  double bus = pow(pow(demand, -p->sharpness) + pow(B, -p->sharpness), -1 / p->sharpness);
+  double ws = 2 * m * n;
+  double h = ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3);
+  double per_copy = 1 / (h / p->cache_bw_Bps + (1 - h) * 2 * n / bus);
+  return n * per_copy;
+}
+
+static int numa_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
+                       size_t errlen)
+{
+  (void)err;
+  (void)errlen;
+  struct numa_state *s = calloc(1, sizeof *s);
+  icsim_params_fill(ps, numa_params_table, sizeof numa_params_table / sizeof numa_params_table[0], &s->p);
+  s->pf = pf;
+  s->msg_B = calloc((size_t)pf->nlinks, sizeof *s->msg_B);
+  *state = s;
+  return 0;
+}
+
+static void numa_destroy(void *state)
+{
+  struct numa_state *s = state;
+  free(s->msg_B);
+  free(s);
+}
+
+/* Intra-node copies tell their memory controllers how big the copies are (the cache share
+ * depends on it); the costs themselves come from the channels' capacity. */
+static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+{
+  (void)c;
+  struct numa_state *s = state;
+  if (q->src_node != q->dst_node)
+    return;
+  int sockets = s->pf->p.sockets;
+  s->msg_B[icsim_memory_link(s->pf, q->src_node * sockets + q->src_socket)] = q->bytes;
+  s->msg_B[icsim_memory_link(s->pf, q->dst_node * sockets + q->dst_socket)] = q->bytes;
+}
+
+static double numa_channel_capacity(void *state, const struct icsim_link *link, double nominal, int n)
+{
+  struct numa_state *s = state;
+  if (link->kind != ICSIM_LINK_MEMORY)
+    return -1;
+  return numa_memory_capacity(&s->p, nominal, n, s->msg_B[link - s->pf->links]);
+}
+
+/* A copy that stays in the cache runs faster than the controller's nominal bandwidth. */
+static double numa_channel_peak(void *state, const struct icsim_link *link)
+{
+  struct numa_state *s = state;
+  return link->kind == ICSIM_LINK_MEMORY ? s->p.cache_bw_Bps : -1;
+}
+
+const struct icsim_stack_ops numa_stack = {
+    .name = "numa",
+    .summary = "node-internal contention: memory controllers with cache effects (composes with a network stack)",
+    .params = numa_params_table,
+    .nparams = sizeof numa_params_table / sizeof numa_params_table[0],
+    .composes = true,
+    .create = numa_create,
+    .destroy = numa_destroy,
+    .wire = numa_wire,
+    .channel_capacity = numa_channel_capacity,
+    .channel_peak = numa_channel_peak,
+};
+
+ICSIM_REGISTER_STACK(numa_stack)

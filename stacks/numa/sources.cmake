@@ -1,0 +1,1 @@
+set(STACK_SOURCES numa.c)
