@@ -38,7 +38,7 @@ static const char *const case_keys[] = {
     "case", "title", "source", "platform", "sets/#", "excluded/#/metric", "excluded/#/x", "excluded/#/reason",
     "metrics/#/name", "metrics/#/unit", "metrics/#/workload", "metrics/#/args", "metrics/#/ranks",
     "metrics/#/place", "metrics/#/column", "metrics/#/scale", "metrics/#/published", "metrics/#/tolerance",
-    "metrics/#/note", "metrics/#/x-format", "metrics/#/calibrates/parameters/#", "metrics/#/calibrates/points/#",
+    "metrics/#/note", "metrics/#/x-format", "metrics/#/platform", "metrics/#/calibrates/parameters/#", "metrics/#/calibrates/points/#",
     NULL};
 static const char *const case_required[] = {"case", "title", "platform", "metrics/0/name", NULL};
 static const char *const metric_required[] = {"name", "workload", "ranks", "published", "tolerance", NULL};
@@ -139,6 +139,34 @@ struct pubrow {
   int has_value;
 };
 
+/* "a,b,c" or "a,\"b,with,commas\",c" into three fields of 64 bytes; returns the field count. */
+static int split_csv3(const char *line, char f0[64], char f1[64], char f2[64])
+{
+  char *f[3] = {f0, f1, f2};
+  int n = 0;
+  const char *p = line;
+  while (n < 3) {
+    size_t k = 0;
+    if (*p == '"') {
+      for (p++; *p && *p != '"'; p++)
+        if (k < 63)
+          f[n][k++] = *p;
+      if (*p == '"')
+        p++;
+    } else {
+      for (; *p && *p != ','; p++)
+        if (k < 63)
+          f[n][k++] = *p;
+    }
+    f[n][k] = '\0';
+    n++;
+    if (*p != ',')
+      break;
+    p++;
+  }
+  return n;
+}
+
 static int load_published(const char *path, const char *metric, struct pubrow **out, size_t *n, char *err,
                           size_t errlen)
 {
@@ -166,7 +194,7 @@ static int load_published(const char *path, const char *metric, struct pubrow **
       continue;
     }
     char m[64], x[64], v[64] = "";
-    if (sscanf(line, "%63[^,],%63[^,],%63s", m, x, v) < 2) {
+    if (split_csv3(line, m, x, v) < 2) {
       snprintf(err, errlen, "%s:%d: expected metric,x,published", path, lineno);
       fclose(f);
       return -1;
@@ -314,6 +342,11 @@ static int run_entry(const struct icsim_yfile *y, int mi, const char *case_name,
   else
     snprintf(workload_path, sizeof workload_path, "%s", workload);
   char **prog = split_args(workload_path, get(y, "metrics/%d/args", mi));
+  char own_platform[PATH_MAX];
+  if (get(y, "metrics/%d/platform", mi)) { /* an entry may run on another machine of the case */
+    snprintf(own_platform, sizeof own_platform, "%s/%s", root, get(y, "metrics/%d/platform", mi));
+    platform = own_platform;
+  }
   struct run_request rq = {.platform = platform, .nranks = (int)ranks, .place = place ? place : "block",
                            .sets = sets, .nsets = nsets, .host_timing = false, .program = prog};
   char outpath[PATH_MAX];

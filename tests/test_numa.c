@@ -1,0 +1,29 @@
+/* numa stack: the memory-controller sharing function, values worked out by hand. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "numa.h"
+
+Test(numa, saturation_without_cache)
+{
+  struct numa_params p = {.stream_bw_Bps = 1e9, .sharpness = 2, .cache_B = 0, .cache_bw_Bps = 10e9};
+  /* one copy demands 2 GB/s of bus; with B = 4 GB/s: bus = (2^-2 + 4^-2)^-1/2 GB/s = 1.78885 GB/s,
+   * of which half is copied bytes */
+  cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 1, 1e6), 1.788854382e9 / 2, 1e3);
+  /* two copies demand 4 GB/s: bus = (4^-2 + 4^-2)^-1/2 = 2.828427 GB/s, copied 1.414214 GB/s */
+  cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 2, 1e6), 2.828427125e9 / 2, 1e3);
+  /* a sharp controller (p = 64) is almost min(demand, B): 4 copies -> 4 GB/s bus, 2 GB/s copied */
+  p.sharpness = 64;
+  cr_assert(fabs(numa_memory_capacity(&p, 4e9, 4, 1e6) - 2e9) < 0.03e9);
+}
+
+Test(numa, cache_residency)
+{
+  struct numa_params p = {.stream_bw_Bps = 1e9, .sharpness = 2, .cache_B = 1048576, .cache_bw_Bps = 10e9};
+  /* 2 copies of 256 KiB: working set 2 x 2 x 256 KiB = 1 MiB fits: all from the cache */
+  cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 2, 262144), 2 * 10e9, 1e3);
+  /* 4 copies: 2 MiB, h = (1/2)^3 = 1/8; bus(4) = (8^-2 + 4^-2)^-1/2 GB/s = 3.577709 GB/s;
+   * per copy 1 / (0.125 / 10 + 0.875 x 8 / 3.577709) GB/s */
+  double per = 1 / (0.125 / 10e9 + 0.875 * 8 / 3.577708764e9);
+  cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 4, 262144), 4 * per, 1e3);
+}
