@@ -31,7 +31,8 @@ double numa_memory_capacity(const struct numa_params *p, double B, int n, double
   if (n < 1)
     n = 1;
   double demand = 2 * n * p->stream_bw_Bps;
-  double bus = pow(pow(demand, -p->sharpness) + pow(B, -p->sharpness), -1 / p->sharpness);
+  /* in units of B, so that large exponents do not underflow */
+  double bus = B * pow(pow(demand / B, -p->sharpness) + 1, -1 / p->sharpness);
   double ws = 2 * m * n;
   double h = ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3);
   double per_copy = 1 / (h / p->cache_bw_Bps + (1 - h) * 2 * n / bus);
