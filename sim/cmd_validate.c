@@ -507,6 +507,46 @@ static void make_plot(const struct plot *p, const struct rows *rs, const char *t
   unlink(dat);
 }
 
+/* For metrics whose x are subsystem shapes "NxC", the order of the shapes within each core
+ * count N x C, fastest first: what a resource manager would pick (Peryshkova and Kurnosov). */
+static void print_shape_orders(FILE *f, const struct rows *rs, int markdown)
+{
+  for (size_t i = 0; i < rs->n; i++) {
+    const struct row *r = &rs->r[i];
+    int n, c;
+    char tail;
+    if (sscanf(r->x, "%dx%d%c", &n, &c, &tail) != 2 || !r->has_simulated)
+      continue;
+    int first = 1; /* only once per (case, metric, core count): at its first row */
+    for (size_t j = 0; j < i; j++) {
+      int n2, c2;
+      if (!strcmp(rs->r[j].case_name, r->case_name) && !strcmp(rs->r[j].metric, r->metric) &&
+          sscanf(rs->r[j].x, "%dx%d%c", &n2, &c2, &tail) == 2 && n2 * c2 == n * c)
+        first = 0;
+    }
+    if (!first)
+      continue;
+    const struct row *sorted[64];
+    int k = 0;
+    for (size_t j = i; j < rs->n && k < 64; j++) {
+      int n2, c2;
+      if (!strcmp(rs->r[j].case_name, r->case_name) && !strcmp(rs->r[j].metric, r->metric) &&
+          sscanf(rs->r[j].x, "%dx%d%c", &n2, &c2, &tail) == 2 && n2 * c2 == n * c && rs->r[j].has_simulated)
+        sorted[k++] = &rs->r[j];
+    }
+    for (int a = 1; a < k; a++)
+      for (int b = a; b > 0 && sorted[b]->simulated < sorted[b - 1]->simulated; b--) {
+        const struct row *t = sorted[b];
+        sorted[b] = sorted[b - 1];
+        sorted[b - 1] = t;
+      }
+    fprintf(f, "%s%s %s, %d cores, predicted order:", markdown ? "- " : "", r->case_name, r->metric, n * c);
+    for (int a = 0; a < k; a++)
+      fprintf(f, " %s%s (%.6g)", a ? "< " : "", sorted[a]->x, sorted[a]->simulated);
+    fprintf(f, "\n");
+  }
+}
+
 static int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, const char *tmpdir,
                          const char *outdir, char *err, size_t errlen)
 {
@@ -557,6 +597,8 @@ static int write_outputs(const struct rows *rs, const struct plot *plots, int np
     fprintf(f, "| %s | %s | %s | %s | %g%% | %s | %s |\n", r->x, r->has_published ? pub : "(held back)", sim, rel,
             100 * r->tolerance, r->status, r->note);
   }
+  fprintf(f, "\n");
+  print_shape_orders(f, rs, 1);
   fclose(f);
   /* move into place: plots and report first, the summary last */
   if (mkdir(outdir, 0755) && errno != EEXIST) {
@@ -784,6 +826,8 @@ int cmd_validate(int argc, char **argv)
     fails += !strcmp(r->status, "fail");
     counts[!strcmp(r->status, "pass") ? 0 : !strcmp(r->status, "fail") ? 1 : !strcmp(r->status, "blind") ? 2 : 3]++;
   }
+  printf("\n");
+  print_shape_orders(stdout, &rs, 0);
   printf("\n%d pass, %d fail, %d blind, %d excluded. Report: %s/report.md\n", counts[0], counts[1], counts[2],
          counts[3], outdir);
   free(rs.r);
