@@ -9,6 +9,8 @@
 #define N(key, lo, hi, def, origin, help, field) {key, ICSIM_P_QUANTITY, ICSIM_DIM_NONE, lo, hi, def, origin, help, NULL, F(field)}
 #define B(key, def, origin, help, field) {key, ICSIM_P_BOOL, ICSIM_DIM_NONE, 0, 0, def, origin, help, NULL, F(field)}
 
+/* Defaults are starting values; the calibrated ones live in platforms/niisi-rapidio-4.yaml with
+ * the points they were fitted on. */
 const struct icsim_param_desc rio_params_table[RIO_NPARAMS] = {
     /* controller (paper and RapidIO specification) */
     Q("rapidio/segment-bytes", ICSIM_DIM_SIZE, 8, 256, "256B", "paper", "largest segment of a RapidIO message", segment_B),
@@ -33,7 +35,7 @@ const struct icsim_param_desc rio_params_table[RIO_NPARAMS] = {
     N("rapidio/io-header-bits", 0, 1024, "54", "paper", "IO transaction header: 6 bytes + 6 bits", io_header_bits),
     Q("rapidio/doorbell-bytes", ICSIM_DIM_SIZE, 0, 2, "2B", "paper", "doorbell payload", doorbell_B),
     /* control level */
-    Q("rapidio/large-threshold", ICSIM_DIM_SIZE, 0, 1e9, "4KiB", "calibrated",
+    Q("rapidio/large-threshold", ICSIM_DIM_SIZE, 0, 1e9, "4KiB", "assumed",
       "largest message sent as small data through mailbox 0 (set empirically in the paper)", large_threshold_B),
     Q("rapidio/small-header-bytes", ICSIM_DIM_SIZE, 0, 256, "16B", "assumed",
       "type/size header of small data, tells it from control information", small_header_B),
@@ -43,25 +45,25 @@ const struct icsim_param_desc rio_params_table[RIO_NPARAMS] = {
       "buffer alignment for dedicated-queue zero-copy; others take a bounce copy", zero_copy_align_B),
     B("rapidio/manual-programming", "true", "paper", "each 4 KiB message of a large transfer programmed by hand",
       manual_programming),
-    Q("rapidio/completion-latency", ICSIM_DIM_TIME, 0, 1, "190us", "calibrated",
+    Q("rapidio/completion-latency", ICSIM_DIM_TIME, 0, 1, "190us", "assumed",
       "a 4 KiB message done -> the driver learns it and may start the next (interrupt, wake-up)",
       completion_latency_s),
     /* software */
     N("rapidio/mx-instructions", 0, 1e9, "20000", "paper", "driver + MX + MPICH instructions per small message, each side",
       mx_instructions),
-    N("rapidio/mx-large-instructions", 0, 1e9, "5000", "calibrated",
+    N("rapidio/mx-large-instructions", 0, 1e9, "5000", "assumed",
       "driver + MX + MPICH instructions per large (dedicated-queue) message, each side", mx_large_instructions),
     N("rapidio/control-instructions", 0, 1e9, "1000", "assumed",
       "control-level instructions per control message on mailbox 0, each side", control_instructions),
     N("rapidio/program-instructions", 0, 1e9, "200", "assumed",
       "instructions to program one 4 KiB message of a large transfer from the physical address table (trivial)",
       program_instructions),
-    N("rapidio/mailbox-message-instructions", 0, 1e9, "3500", "calibrated",
+    N("rapidio/mailbox-message-instructions", 0, 1e9, "3500", "assumed",
       "per 4 KiB message of small data on mailbox 0, each side: program it / take its interrupt and reassemble",
       mailbox_message_instructions),
     N("rapidio/io-instructions", 0, 1e6, "10", "assumed", "CPU instructions per IO transaction (load/store in the window)",
       io_instructions),
-    Q("rapidio/copy-bandwidth", ICSIM_DIM_BANDWIDTH, 1e5, 1e12, "30MBps", "calibrated",
+    Q("rapidio/copy-bandwidth", ICSIM_DIM_BANDWIDTH, 1e5, 1e12, "30MBps", "assumed",
       "memory copy rate of the node's CPU (bounce buffers)", copy_bw_Bps),
 };
 const size_t rio_params_table_len = sizeof rio_params_table / sizeof rio_params_table[0];
