@@ -349,3 +349,39 @@ int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdi
   rma(ICSIM_MSG_GET, obuf, ocount, otype, target, win);
   return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
 }
+
+/* Declared compute phases (workloads/include/icsim_phase.h). With host timing on, SMPI is
+ * timing the program: stop its timer for the phase, whose cost comes from the model instead. */
+void icsim_phase_begin(void)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rt && rt->host_timing)
+    smpi_bench_end();
+}
+
+void icsim_phase_end(double ops, double bytes)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt)
+    return;
+  int me = my_world_rank();
+  double t = icsim_runtime_compute_time(rt, me, ops, bytes);
+  if (t > 0)
+    smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
+  if (me < rt->nranks)
+    rt->compute_s[me] += t;
+  rt->phases++;
+  rt->phase_ops += ops;
+  rt->phase_bytes += bytes;
+  if (rt->host_timing)
+    smpi_bench_begin();
+}
+
+double icsim_phase_seconds(void)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  int me = rt ? my_world_rank() : -1;
+  return rt && me < rt->nranks ? rt->compute_s[me] : 0;
+}
+
+int icsim_phase_modeled(void) { return icsim_runtime_get() != NULL; }

@@ -31,6 +31,7 @@ struct icsim_platform_params {
   int cores_per_socket;
   double clock_Hz;     /* core clock: converts a stack's instruction counts into time */
   double speed_flops;  /* per core, for computation charged in flops */
+  double ops_per_cycle; /* declared compute phases: operations retired per clock */
   double memory_bw_Bps;   /* one socket's memory controller */
   double memory_lat_s;
   double socket_link_bw_Bps; /* QPI or FSB between sockets */

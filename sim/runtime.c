@@ -76,8 +76,25 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
     icsim_runtime_destroy(rt);
     return -1;
   }
+  rt->compute_s = calloc((size_t)rt->nranks, sizeof *rt->compute_s);
   current = rt;
   return 0;
+}
+
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes)
+{
+  const struct icsim_platform_params *p = &rt->pf.p;
+  int sharers = 0;
+  if (rt->rank_host && rank >= 0 && rank < rt->nranks)
+    for (int r = 0; r < rt->nranks; r++)
+      sharers += rt->rank_host[r] == rt->rank_host[rank];
+  if (sharers < 1)
+    sharers = 1;
+  if (sharers > p->cores_per_socket)
+    sharers = p->cores_per_socket; /* oversubscribed cores take turns: they do not all stream at once */
+  double t_core = ops > 0 ? ops / (p->clock_Hz * p->ops_per_cycle) : 0;
+  double t_mem = bytes > 0 ? bytes / (p->memory_bw_Bps / sharers) : 0;
+  return t_core > t_mem ? t_core : t_mem;
 }
 
 struct icsim_runtime *icsim_runtime_get(void) { return current; }
@@ -92,6 +109,7 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
     rt->pf.compose->destroy(rt->compose_state);
   icsim_platform_free(&rt->pf);
   free(rt->rank_host);
+  free(rt->compute_s);
   if (rt == current)
     current = NULL;
   free(rt);
@@ -158,6 +176,18 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
           "    \"transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
           "    \"intra_node_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"}\n  }",
           rt->messages, rt->payload_bytes, rt->send_cpu_s, rt->recv_cpu_s, rt->transfers, rt->intra_node_transfers);
+  double csum = 0, cmax = 0;
+  for (int r = 0; rt->compute_s && r < rt->nranks; r++) {
+    csum += rt->compute_s[r];
+    cmax = rt->compute_s[r] > cmax ? rt->compute_s[r] : cmax;
+  }
+  fprintf(f,
+          ",\n  \"compute\": {\n    \"phases\": {\"value\": %.17g, \"unit\": \"phases\"},\n"
+          "    \"operations\": {\"value\": %.17g, \"unit\": \"ops\"},\n"
+          "    \"memory_bytes\": {\"value\": %.17g, \"unit\": \"bytes\"},\n"
+          "    \"time_mean\": {\"value\": %.17g, \"unit\": \"s\"},\n"
+          "    \"time_max\": {\"value\": %.17g, \"unit\": \"s\"}\n  }",
+          rt->phases, rt->phase_ops, rt->phase_bytes, rt->nranks ? csum / rt->nranks : 0, cmax);
   json_counters(f, rt->pf.stack, rt->stack_state);
   if (rt->pf.compose)
     json_counters(f, rt->pf.compose, rt->compose_state);

@@ -24,6 +24,9 @@ struct icsim_runtime {
   int nrma;
   /* counters kept by sim/ itself, whatever the stack */
   double messages, payload_bytes, send_cpu_s, recv_cpu_s, transfers, intra_node_transfers;
+  /* declared compute phases (icsim_phase.h): time charged per rank, phases and their work */
+  double *compute_s;
+  double phases, phase_ops, phase_bytes;
 };
 
 /* Environment variables through which `icsim run` hands the run to smpirun. */
@@ -54,6 +57,11 @@ double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct ics
 int icsim_runtime_models_channels(const struct icsim_runtime *rt);
 /* Bandwidth SimGrid should give LINK: its nominal one, or a stack's higher peak. */
 double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link);
+
+/* Time of a declared compute phase of OPS operations moving BYTES to or from memory on the
+ * core of world rank RANK: the slower of the core (clock x ops-per-cycle) and its share of the
+ * socket's memory bandwidth (split among the ranks placed on that socket), a roofline. */
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes);
 
 /* One-sided operations: the MPI layer announces the transfer it is about to cause so that the
  * wire side, which sees only hosts and sizes, can tell it from a message. */

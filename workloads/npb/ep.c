@@ -1,0 +1,111 @@
+/* NPB EP: embarrassingly parallel. 2^(M+1) uniform numbers in pairs; pairs inside the unit
+ * circle become Gaussian deviates by the Marsaglia polar method; the sums and the counts per
+ * annulus are the result (NPB 3 problem definition, RNR-94-007 section 2.3). */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npb.h"
+
+#define MK 16 /* log2 of the pairs per batch */
+#define NK (1 << MK)
+#define NQ 10
+#define A_MULT 1220703125.0
+#define SEED 271828183.0
+
+/* Work of one pair, counted from the loop body: two generator steps (multiply, mask,
+ * convert: 4 each), the circle test (6), and for the pi/4 of pairs accepted a log (~20),
+ * a sqrt (~15), a division (~10) and 8 more arithmetic operations. */
+#define OPS_PER_PAIR (8.0 + 6.0 + 0.785 * 53.0)
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  struct npb_run run;
+  int rc = npb_start(&run, "EP", argc, argv, "SWAB");
+  if (rc) {
+    MPI_Finalize();
+    return rc & 0xff;
+  }
+  int m = run.cls == 'S' ? 24 : run.cls == 'W' ? 25 : run.cls == 'A' ? 28 : 30;
+  double sx_ref = 0, sy_ref = 0;
+  switch (run.cls) {
+  case 'S': sx_ref = -3.247834652034740e+3; sy_ref = -6.958407078382297e+3; break;
+  case 'W': sx_ref = -2.863319731645753e+3; sy_ref = -6.320053679109499e+3; break;
+  case 'A': sx_ref = -4.295875165629892e+3; sy_ref = -1.580732573678431e+4; break;
+  case 'B': sx_ref = 4.033815542441498e+4; sy_ref = -2.660669192809235e+4; break;
+  }
+  long long nn = 1LL << (m - MK); /* batches */
+  if ((rc = npb_check_procs(&run, (int)(nn < (1 << 20) ? nn : (1 << 20)), "one batch of 2^16 pairs per process at least")))
+    goto done;
+
+  static double x[2 * NK];
+  double q[NQ], sx = 0, sy = 0;
+  memset(q, 0, sizeof q);
+  /* an = A^(2 NK): the generator jump from one batch to the next */
+  double an = npb_pow46(A_MULT, 2LL * NK);
+
+  npb_timer_start(&run);
+  long long per = nn / run.nprocs, first = per * run.rank;
+  for (long long k = first; k < first + per; k++) {
+    ICSIM_PHASE_BEGIN();
+    if (!run.skeleton) {
+      /* seed of batch k: SEED * an^k */
+      double t1 = SEED, t2 = an;
+      for (long long kk = k; kk; kk >>= 1) {
+        if (kk & 1)
+          randlc(&t1, t2);
+        randlc(&t2, t2);
+      }
+      vranlc(2 * NK, &t1, A_MULT, x);
+      for (int i = 0; i < NK; i++) {
+        double x1 = 2.0 * x[2 * i] - 1.0, x2 = 2.0 * x[2 * i + 1] - 1.0;
+        double r2 = x1 * x1 + x2 * x2;
+        if (r2 <= 1.0) {
+          double f = sqrt(-2.0 * log(r2) / r2);
+          double g1 = x1 * f, g2 = x2 * f;
+          int l = (int)fmax(fabs(g1), fabs(g2));
+          q[l] += 1.0;
+          sx += g1;
+          sy += g2;
+        }
+      }
+    }
+    /* the batch buffer (1 MiB) is written and read once */
+    ICSIM_PHASE_END(OPS_PER_PAIR * NK, 2.0 * 2 * NK * sizeof(double));
+  }
+  double local[NQ + 2], global[NQ + 2];
+  memcpy(local, q, sizeof q);
+  local[NQ] = sx;
+  local[NQ + 1] = sy;
+  MPI_Allreduce(local, global, NQ + 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  npb_timer_stop(&run);
+
+  sx = global[NQ];
+  sy = global[NQ + 1];
+  double gc = 0;
+  for (int i = 0; i < NQ; i++)
+    gc += global[i];
+  int verified = -1;
+  if (!run.skeleton)
+    verified = fabs((sx - sx_ref) / sx_ref) <= 1e-8 && fabs((sy - sy_ref) / sy_ref) <= 1e-8;
+  if (run.rank == 0) {
+    printf("\n NAS Parallel Benchmarks (icsim implementation) - EP Benchmark\n");
+    printf(" Number of random numbers generated: %.0f\n", pow(2.0, m + 1));
+    printf(" Number of active processes:         %d\n", run.nprocs);
+    if (!run.skeleton) {
+      printf(" EP Benchmark Results:\n CPU Time = %10.4f\n N = 2^%d\n No. Gaussian Pairs = %15.0f\n", run.time_s, m,
+             gc);
+      printf(" Sums = %25.15e %25.15e\n Counts:\n", sx, sy);
+      for (int i = 0; i < NQ; i++)
+        printf(" %3d %15.0f\n", i, global[i]);
+    }
+  }
+  char size[32];
+  snprintf(size, sizeof size, "%.0f", pow(2.0, m + 1));
+  npb_report(&run, size, 0, pow(2.0, m + 1) / run.time_s / 1e6, "Random numbers generated", verified);
+done:
+  MPI_Finalize();
+  return rc;
+}
