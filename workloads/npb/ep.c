@@ -12,7 +12,7 @@
 #define NK (1 << MK)
 #define NQ 10
 #define A_MULT 1220703125.0
-#define SEED 271828183.0
+#define EP_SEED 271828183.0
 
 /* Work of one pair, counted from the loop body: two generator steps (multiply, mask,
  * convert: 4 each), the circle test (6), and for the pi/4 of pairs accepted a log (~20),
@@ -51,8 +51,8 @@ int main(int argc, char **argv)
   for (long long k = first; k < first + per; k++) {
     ICSIM_PHASE_BEGIN();
     if (!run.skeleton) {
-      /* seed of batch k: SEED * an^k */
-      double t1 = SEED, t2 = an;
+      /* seed of batch k: EP_SEED * an^k */
+      double t1 = EP_SEED, t2 = an;
       for (long long kk = k; kk; kk >>= 1) {
         if (kk & 1)
           randlc(&t1, t2);

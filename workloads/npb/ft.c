@@ -1,0 +1,290 @@
+/* NPB FT: time integration of a 3-D diffusion equation by FFT. The initial field is random;
+ * it is transformed once, then each step multiplies the spectrum by exp(-4 alpha pi^2 |k|^2 t),
+ * transforms back and takes a checksum of 1024 elements (NPB 3 problem definition, RNR-94-007
+ * section 2.6). Parallel form: slabs along z for the x and y transforms, an all-to-all
+ * transpose to slabs along y for the z transform and the evolution. */
+#include <complex.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npb.h"
+
+#define ALPHA 1.0e-6
+#define FT_SEED 314159265.0
+#define A_MULT 1220703125.0
+
+static int nx, ny, nz, niter, zloc, yloc;
+static struct npb_run run;
+static double complex *u0, *u1, *sendbuf, *recvbuf, *line;
+static double *twiddle;
+
+/* layout 1: [z_local][y][x]; layout 2: [y_local][z][x] */
+#define L1(a, z, y, x) ((a)[((size_t)(z) * ny + (size_t)(y)) * nx + (size_t)(x)])
+#define L2(a, y, z, x) ((a)[((size_t)(y) * nz + (size_t)(z)) * nx + (size_t)(x)])
+
+static double log2i(int n) { return log2((double)n); }
+
+/* In-place radix-2 FFT of N points; SIGN = -1 forward, +1 backward, unnormalised. */
+static void fft1(double complex *a, int n, int sign)
+{
+  for (int i = 1, j = 0; i < n; i++) {
+    int bit = n >> 1;
+    for (; j & bit; bit >>= 1)
+      j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      double complex t = a[i];
+      a[i] = a[j];
+      a[j] = t;
+    }
+  }
+  for (int len = 2; len <= n; len <<= 1) {
+    double ang = sign * 2 * M_PI / len;
+    double complex wl = cos(ang) + I * sin(ang);
+    for (int i = 0; i < n; i += len) {
+      double complex w = 1;
+      for (int k = 0; k < len / 2; k++) {
+        double complex x = a[i + k], y = a[i + k + len / 2] * w;
+        a[i + k] = x + y;
+        a[i + k + len / 2] = x - y;
+        w *= wl;
+      }
+    }
+  }
+}
+
+/* Transform every line of length N whose elements are STRIDE apart, the lines starting at
+ * BASE + l * lstride for l < nlines (groups of nlines repeated ngroups times gstride apart). */
+static void fft_lines(double complex *base, int n, size_t stride, int nlines, size_t lstride, int ngroups,
+                      size_t gstride, int sign)
+{
+  double points = (double)n * nlines * ngroups;
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int g = 0; g < ngroups; g++)
+      for (int l = 0; l < nlines; l++) {
+        double complex *p = base + g * gstride + l * lstride;
+        for (int i = 0; i < n; i++)
+          line[i] = p[i * stride];
+        fft1(line, n, sign);
+        for (int i = 0; i < n; i++)
+          p[i * stride] = line[i];
+      }
+  /* 5 n log2 n flops per line; each point read and written once (16 B each way) */
+  ICSIM_PHASE_END(5.0 * points * log2i(n), 32.0 * points);
+}
+
+/* layout 1 (A) -> layout 2 (B) */
+static void transpose12(const double complex *a, double complex *b)
+{
+  size_t block = (size_t)zloc * yloc * nx;
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int q = 0; q < run.nprocs; q++)
+      for (int z = 0; z < zloc; z++)
+        for (int y = 0; y < yloc; y++)
+          memcpy(&sendbuf[q * block + ((size_t)z * yloc + y) * nx], &L1(a, z, q * yloc + y, 0), nx * sizeof *a);
+  ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
+  MPI_Alltoall(sendbuf, (int)(2 * block), MPI_DOUBLE, recvbuf, (int)(2 * block), MPI_DOUBLE, MPI_COMM_WORLD);
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int p = 0; p < run.nprocs; p++)
+      for (int z = 0; z < zloc; z++)
+        for (int y = 0; y < yloc; y++)
+          memcpy(&L2(b, y, p * zloc + z, 0), &recvbuf[p * block + ((size_t)z * yloc + y) * nx], nx * sizeof *b);
+  ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
+}
+
+/* layout 2 (B) -> layout 1 (A) */
+static void transpose21(const double complex *b, double complex *a)
+{
+  size_t block = (size_t)zloc * yloc * nx;
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int q = 0; q < run.nprocs; q++)
+      for (int z = 0; z < zloc; z++)
+        for (int y = 0; y < yloc; y++)
+          memcpy(&sendbuf[q * block + ((size_t)z * yloc + y) * nx], &L2(b, y, q * zloc + z, 0), nx * sizeof *b);
+  ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
+  MPI_Alltoall(sendbuf, (int)(2 * block), MPI_DOUBLE, recvbuf, (int)(2 * block), MPI_DOUBLE, MPI_COMM_WORLD);
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int p = 0; p < run.nprocs; p++)
+      for (int z = 0; z < zloc; z++)
+        for (int y = 0; y < yloc; y++)
+          memcpy(&L1(a, z, p * yloc + y, 0), &recvbuf[p * block + ((size_t)z * yloc + y) * nx], nx * sizeof *a);
+  ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
+}
+
+/* forward: A (layout 1) -> B (layout 2); backward: B (layout 2) -> A (layout 1) */
+static void fft3d_forward(double complex *a, double complex *b)
+{
+  fft_lines(a, nx, 1, ny, nx, zloc, (size_t)nx * ny, -1);
+  fft_lines(a, ny, nx, nx, 1, zloc, (size_t)nx * ny, -1);
+  transpose12(a, b);
+  fft_lines(b, nz, nx, nx, 1, yloc, (size_t)nx * nz, -1);
+}
+
+static void fft3d_backward(double complex *b, double complex *a)
+{
+  fft_lines(b, nz, nx, nx, 1, yloc, (size_t)nx * nz, +1);
+  transpose21(b, a);
+  fft_lines(a, ny, nx, nx, 1, zloc, (size_t)nx * ny, +1);
+  fft_lines(a, nx, 1, ny, nx, zloc, (size_t)nx * ny, +1);
+}
+
+static void compute_indexmap(void)
+{
+  double ap = -4.0 * ALPHA * M_PI * M_PI;
+  size_t pts = (size_t)yloc * nz * nx;
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int yl = 0; yl < yloc; yl++) {
+      int j = run.rank * yloc + yl, jj = (j + ny / 2) % ny - ny / 2;
+      for (int k = 0; k < nz; k++) {
+        int kk = (k + nz / 2) % nz - nz / 2;
+        for (int i = 0; i < nx; i++) {
+          int ii = (i + nx / 2) % nx - nx / 2;
+          L2(twiddle, yl, k, i) = exp(ap * (double)(ii * ii + jj * jj + kk * kk));
+        }
+      }
+    }
+  ICSIM_PHASE_END(30.0 * pts, 8.0 * pts);
+}
+
+/* plane z starts at FT_SEED * A^(2 nx ny z); real and imaginary parts in x-fastest order */
+static void compute_initial_conditions(double complex *a)
+{
+  double an = npb_pow46(A_MULT, 2LL * nx * ny), start = FT_SEED;
+  randlc(&start, npb_pow46(an, (long long)run.rank * zloc));
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (int z = 0; z < zloc; z++) {
+      double x0 = start;
+      for (int y = 0; y < ny; y++)
+        vranlc(2 * nx, &x0, A_MULT, (double *)&L1(a, z, y, 0));
+      randlc(&start, an);
+    }
+  ICSIM_PHASE_END(8.0 * zloc * ny * nx, 16.0 * zloc * ny * nx);
+}
+
+static void evolve(void)
+{
+  size_t pts = (size_t)yloc * nz * nx;
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton)
+    for (size_t i = 0; i < pts; i++) {
+      u0[i] *= twiddle[i];
+      u1[i] = u0[i];
+    }
+  ICSIM_PHASE_END(2.0 * pts, 56.0 * pts);
+}
+
+static double complex checksum(const double complex *a)
+{
+  double complex chk = 0;
+  if (!run.skeleton)
+    for (int j = 1; j <= 1024; j++) {
+      int q = j % nx, r = (3 * j) % ny, s = (5 * j) % nz;
+      if (s / zloc == run.rank)
+        chk += L1(a, s % zloc, r, q);
+    }
+  double in[2] = {creal(chk), cimag(chk)}, out[2];
+  MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return (out[0] + I * out[1]) / ((double)nx * ny * nz);
+}
+
+/* reference checksums of the NPB 3 definition */
+static const double ref_s[6][2] = {{5.546087004964e+02, 4.845363331978e+02}, {5.546385409189e+02, 4.865304269511e+02},
+                                   {5.546148406171e+02, 4.883910722336e+02}, {5.545423607415e+02, 4.901273169046e+02},
+                                   {5.544255039624e+02, 4.917475857993e+02}, {5.542683411902e+02, 4.932597244941e+02}};
+static const double ref_w[6][2] = {{5.673612178944e+02, 5.293246849175e+02}, {5.631436885271e+02, 5.282149986629e+02},
+                                   {5.594024089970e+02, 5.270996558037e+02}, {5.560698047020e+02, 5.260027904925e+02},
+                                   {5.530898991250e+02, 5.249400845633e+02}, {5.504159734538e+02, 5.239212247086e+02}};
+static const double ref_a[6][2] = {{5.046735008193e+02, 5.114047905510e+02}, {5.059412319734e+02, 5.098809666433e+02},
+                                   {5.069376896287e+02, 5.098144042213e+02}, {5.077892868474e+02, 5.101336130759e+02},
+                                   {5.085233095391e+02, 5.104914655194e+02}, {5.091487099959e+02, 5.107917842803e+02}};
+static const double ref_b[20][2] = {
+    {5.177643571579e+02, 5.077803458597e+02}, {5.154521291263e+02, 5.088249431599e+02},
+    {5.146409228649e+02, 5.096208912659e+02}, {5.142378756213e+02, 5.101023387619e+02},
+    {5.139626667737e+02, 5.103976610617e+02}, {5.137423460082e+02, 5.105948019802e+02},
+    {5.135547056878e+02, 5.107404165783e+02}, {5.133910925466e+02, 5.108576573661e+02},
+    {5.132470705390e+02, 5.109577278523e+02}, {5.131197729984e+02, 5.110460304483e+02},
+    {5.130070319283e+02, 5.111252433800e+02}, {5.129070537032e+02, 5.111968077718e+02},
+    {5.128182883502e+02, 5.112616233064e+02}, {5.127393733383e+02, 5.113203605551e+02},
+    {5.126691062020e+02, 5.113735928093e+02}, {5.126064276004e+02, 5.114218460548e+02},
+    {5.125504076570e+02, 5.114656139760e+02}, {5.125002331720e+02, 5.115053595966e+02},
+    {5.124551951846e+02, 5.115415130407e+02}, {5.124146770029e+02, 5.115744692211e+02}};
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  int rc = npb_start(&run, "FT", argc, argv, "SWAB");
+  if (rc) {
+    MPI_Finalize();
+    return rc & 0xff;
+  }
+  const double(*ref)[2];
+  switch (run.cls) {
+  case 'S': nx = 64; ny = 64; nz = 64; niter = 6; ref = ref_s; break;
+  case 'W': nx = 128; ny = 128; nz = 32; niter = 6; ref = ref_w; break;
+  case 'A': nx = 256; ny = 256; nz = 128; niter = 6; ref = ref_a; break;
+  default: nx = 512; ny = 256; nz = 256; niter = 20; ref = ref_b; break;
+  }
+  if ((rc = npb_check_procs(&run, nz < ny ? nz : ny, "slabs of at least one plane along z and along y")))
+    goto done;
+  zloc = nz / run.nprocs;
+  yloc = ny / run.nprocs;
+  size_t pts = (size_t)nx * ny * zloc;
+  u0 = npb_alloc(&run, pts * sizeof *u0, "u0");
+  u1 = npb_alloc(&run, pts * sizeof *u1, "u1");
+  sendbuf = npb_alloc(&run, pts * sizeof *sendbuf, "transpose send buffer");
+  recvbuf = npb_alloc(&run, pts * sizeof *recvbuf, "transpose receive buffer");
+  twiddle = npb_alloc(&run, pts * sizeof *twiddle, "twiddle");
+  int maxn = nx > ny ? nx : ny;
+  line = malloc((size_t)(maxn > nz ? maxn : nz) * sizeof *line);
+  if (run.rank == 0)
+    printf("\n NAS Parallel Benchmarks (icsim implementation) - FT Benchmark\n Size: %4dx%4dx%4d  (class %c)\n"
+           " Iterations: %7d\n Number of processes: %7d\n",
+           nx, ny, nz, run.cls, niter, run.nprocs);
+
+  /* untimed pass bringing every page in, then start over: everything below is timed */
+  compute_indexmap();
+  compute_initial_conditions(u1);
+  fft3d_forward(u1, u0);
+
+  double complex sums[21];
+  npb_timer_start(&run);
+  compute_indexmap();
+  compute_initial_conditions(u1);
+  fft3d_forward(u1, u0);
+  for (int it = 1; it <= niter; it++) {
+    evolve();
+    fft3d_backward(u1, u1); /* in place: the transpose goes through the buffers */
+    sums[it] = checksum(u1);
+    if (run.rank == 0 && !run.skeleton)
+      printf(" T = %5d     Checksum = %22.12e %22.12e\n", it, creal(sums[it]), cimag(sums[it]));
+  }
+  npb_timer_stop(&run);
+
+  int verified = -1;
+  if (!run.skeleton) {
+    verified = 1;
+    for (int it = 1; it <= niter; it++) {
+      double complex r = ref[it - 1][0] + I * ref[it - 1][1];
+      if (!(cabs((sums[it] - r) / r) <= 1e-12))
+        verified = 0;
+    }
+  }
+  double ntotal = (double)nx * ny * nz;
+  double mops = ntotal * (14.8157 + 7.19641 * log(ntotal) + (5.23518 + 7.82126 * log(ntotal)) * niter) / run.time_s / 1e6;
+  char size[32];
+  snprintf(size, sizeof size, "%dx%dx%d", nx, ny, nz);
+  npb_report(&run, size, niter, mops, "floating point", verified);
+done:
+  MPI_Finalize();
+  return rc;
+}
