@@ -5,8 +5,8 @@
  * Send side: charged before the message is handed over (the stack's work precedes the wire).
  * Receive side: charged when the receive completes (taking the data out of the stack).
  * Outside icsim (plain smpirun without the icsim platform) every wrapper is a pass-through.
- * SMPI's collectives do not call MPI_Send, so collectives pay wire costs only (see
- * stacks/README.md). Globals here are shared by all ranks: SMPI runs them in one process. */
+ * Collectives are built on these calls in mpi_coll.c, so their messages pay the same costs.
+ * Globals here are shared by all ranks: SMPI runs them in one process. */
 #include <mpi.h>
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
