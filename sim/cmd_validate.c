@@ -38,7 +38,9 @@ static const char *const case_keys[] = {
     "case", "title", "source", "platform", "sets/#", "excluded/#/metric", "excluded/#/x", "excluded/#/reason",
     "metrics/#/name", "metrics/#/unit", "metrics/#/workload", "metrics/#/args", "metrics/#/ranks",
     "metrics/#/place", "metrics/#/column", "metrics/#/scale", "metrics/#/published", "metrics/#/tolerance",
-    "metrics/#/note", "metrics/#/x-format", "metrics/#/platform", "metrics/#/calibrates/parameters/#", "metrics/#/calibrates/points/#",
+    "aggregates/#/name", "aggregates/#/unit", "aggregates/#/of/#", "aggregates/#/x", "aggregates/#/published",
+    "aggregates/#/tolerance", "aggregates/#/note",
+    "metrics/#/note", "metrics/#/x-format", "metrics/#/field", "metrics/#/breakdown/#", "metrics/#/derive", "metrics/#/platform", "metrics/#/calibrates/parameters/#", "metrics/#/calibrates/points/#",
     NULL};
 static const char *const case_required[] = {"case", "title", "platform", "metrics/0/name", NULL};
 static const char *const metric_required[] = {"name", "workload", "ranks", "published", "tolerance", NULL};
@@ -137,6 +139,7 @@ struct pubrow {
   char x[64];
   double value;
   int has_value;
+  char note[192]; /* simulated rows: the run's breakdown fields, for the report */
 };
 
 /* "a,b,c" or "a,\"b,with,commas\",c" into three fields of 64 bytes; returns the field count. */
@@ -262,11 +265,68 @@ static void parse_output(const char *text, int column, const char *xfmt, double 
         snprintf((*out)[*n].x, sizeof(*out)[*n].x, "%s", x);
         (*out)[*n].value = v * scale;
         (*out)[*n].has_value = 1;
+        (*out)[*n].note[0] = '\0';
         (*n)++;
       }
     }
     line = nl ? nl + 1 : NULL;
   }
+}
+
+/* Value of a "  Name   =   value" line (the NPB report block), or NAN. */
+static double field_value(const char *text, const char *name)
+{
+  size_t len = strlen(name);
+  for (const char *line = text; line && *line;) {
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (!strncmp(p, name, len)) {
+      p += len;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '=') {
+        char *end;
+        double v = strtod(p + 1, &end);
+        if (end != p + 1)
+          return v;
+      }
+    }
+    line = strchr(line, '\n');
+    line = line ? line + 1 : NULL;
+  }
+  return NAN;
+}
+
+/* One row from a report-block workload: x is X (the entry's x-format), the value the FIELD line
+ * times SCALE; the BREAKDOWN fields of the entry go into the row's note. */
+static int parse_field(const struct icsim_yfile *y, int mi, const char *text, const char *x, double scale,
+                       struct pubrow **out, size_t *n, char *err, size_t errlen)
+{
+  const char *field = get(y, "metrics/%d/field", mi);
+  double v = field_value(text, field);
+  if (isnan(v)) {
+    snprintf(err, errlen, "%s: metric %d: the workload printed no '%s = number' line", y->path, mi, field);
+    return -1;
+  }
+  *out = realloc(*out, (*n + 1) * sizeof **out);
+  struct pubrow *r = &(*out)[*n];
+  memset(r, 0, sizeof *r);
+  snprintf(r->x, sizeof r->x, "%s", x);
+  r->value = v * scale;
+  r->has_value = 1;
+  for (int k = 0;; k++) {
+    char key[96];
+    snprintf(key, sizeof key, "metrics/%d/breakdown/%d", mi, k);
+    const struct icsim_yentry *e = icsim_yaml_get(y, key);
+    if (!e)
+      break;
+    double b = field_value(text, e->value);
+    size_t used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, "%s%s %.4g", used ? ", " : "", e->value, b);
+  }
+  (*n)++;
+  return 0;
 }
 
 static char *read_all(int fd)
@@ -370,9 +430,20 @@ static int run_entry(const struct icsim_yfile *y, int mi, const char *case_name,
   }
   char *text = read_all(fd);
   close(fd);
-  parse_output(text, (int)column, get(y, "metrics/%d/x-format", mi), scale, sim, nsim);
+  int bad = 0;
+  if (get(y, "metrics/%d/field", mi)) {
+    const char *x = get(y, "metrics/%d/x-format", mi);
+    if (!x) {
+      snprintf(err, errlen, "%s: metric %d: 'field' needs 'x-format' (the x of the run's one row)", y->path, mi);
+      bad = -1;
+    } else {
+      bad = parse_field(y, mi, text, x, scale, sim, nsim, err, errlen);
+    }
+  } else {
+    parse_output(text, (int)column, get(y, "metrics/%d/x-format", mi), scale, sim, nsim);
+  }
   free(text);
-  return 0;
+  return bad;
 }
 
 /* Compare the simulated rows SIM of the metric defined by entry MI (its published file,
@@ -402,6 +473,32 @@ static int compare_metric(const struct icsim_yfile *y, int mi, const char *case_
       break;
     snprintf(cal + strlen(cal), sizeof cal - strlen(cal), ",%s,", e->value);
   }
+  /* derive: efficiency turns times t(x) into parallel efficiency t(x0) x0 / (x t(x)) against
+   * the smallest x run (x = processes or nodes) */
+  struct pubrow *derived = NULL;
+  const char *derive = get(y, "metrics/%d/derive", mi);
+  if (derive) {
+    if (strcmp(derive, "efficiency")) {
+      snprintf(err, errlen, "%s: metric %d: derive '%s' is unknown; the one known is 'efficiency'", y->path, mi,
+               derive);
+      free(pub);
+      return -1;
+    }
+    derived = calloc(nsim ? nsim : 1, sizeof *derived);
+    memcpy(derived, sim, nsim * sizeof *sim);
+    size_t base = 0;
+    for (size_t j = 1; j < nsim; j++)
+      if (atof(sim[j].x) < atof(sim[base].x))
+        base = j;
+    for (size_t j = 0; j < nsim; j++) {
+      double x = atof(sim[j].x), x0 = atof(sim[base].x);
+      derived[j].value = sim[base].value * x0 / (x * sim[j].value);
+      size_t used = strlen(derived[j].note);
+      snprintf(derived[j].note + used, sizeof derived[j].note - used, "%stime %.4g s", used ? ", " : "",
+               sim[j].value);
+    }
+    sim = derived;
+  }
   for (size_t i = 0; i < npub; i++) {
     struct row *r = add_row(rs);
     snprintf(r->case_name, sizeof r->case_name, "%s", case_name);
@@ -414,11 +511,14 @@ static int compare_metric(const struct icsim_yfile *y, int mi, const char *case_
       if (strcmp(sim[j].x, pub[i].x) == 0) {
         r->has_simulated = 1;
         r->simulated = sim[j].value;
+        snprintf(r->note, sizeof r->note, "%s", sim[j].note);
       }
     char probe[80];
     snprintf(probe, sizeof probe, ",%s,", r->x);
     if (strstr(cal, probe))
       snprintf(r->note, sizeof r->note, "calibration point");
+    else if (!r->has_published && get(y, "metrics/%d/note", mi) && !r->note[0])
+      snprintf(r->note, sizeof r->note, "%s", get(y, "metrics/%d/note", mi));
     for (int k = 0; get(y, "excluded/%d/metric", k); k++)
       if (!strcmp(get(y, "excluded/%d/metric", k), metric) && get(y, "excluded/%d/x", k) &&
           !strcmp(get(y, "excluded/%d/x", k), r->x)) {
@@ -438,11 +538,79 @@ static int compare_metric(const struct icsim_yfile *y, int mi, const char *case_
     }
   }
   free(pub);
+  free(derived);
   snprintf(plot->file, sizeof plot->file, "%s-%s.png", case_name, metric);
   snprintf(plot->title, sizeof plot->title, "%s: %s", case_name, metric);
   snprintf(plot->unit, sizeof plot->unit, "%s", unit ? unit : "");
   snprintf(plot->metric, sizeof plot->metric, "%s", metric);
   snprintf(plot->case_name, sizeof plot->case_name, "%s", case_name);
+  return 0;
+}
+
+/* An aggregate row: the mean of the simulated values of metrics OF at X (a published
+ * statement about a whole suite, e.g. "about 80% efficiency for NPB class A"). */
+static int aggregate(const struct icsim_yfile *y, int a, const char *case_name, const char *root, struct rows *rs,
+                     char *err, size_t errlen)
+{
+  const char *name = get(y, "aggregates/%d/name", a), *x = get(y, "aggregates/%d/x", a);
+  const char *pubfile = get(y, "aggregates/%d/published", a);
+  double tol;
+  if (!x || !pubfile) {
+    snprintf(err, errlen, "%s: aggregate %d (%s): needs 'x' and 'published'", y->path, a, name);
+    return -1;
+  }
+  if (number_of(y, "aggregates/%d/tolerance", a, &tol, err, errlen))
+    return -1;
+  double sum = 0;
+  int n = 0, wanted = 0;
+  char parts[192] = "";
+  for (int k = 0;; k++) {
+    char key[96];
+    snprintf(key, sizeof key, "aggregates/%d/of/%d", a, k);
+    const struct icsim_yentry *e = icsim_yaml_get(y, key);
+    if (!e)
+      break;
+    wanted++;
+    for (size_t i = 0; i < rs->n; i++)
+      if (!strcmp(rs->r[i].case_name, case_name) && !strcmp(rs->r[i].metric, e->value) && !strcmp(rs->r[i].x, x) &&
+          rs->r[i].has_simulated) {
+        sum += rs->r[i].simulated;
+        n++;
+        size_t used = strlen(parts);
+        snprintf(parts + used, sizeof parts - used, "%s%.3g", used ? " " : "mean of ", rs->r[i].simulated);
+      }
+  }
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", root, pubfile);
+  struct pubrow *pub;
+  size_t npub;
+  if (load_published(path, name, &pub, &npub, err, errlen))
+    return -1;
+  struct row *r = add_row(rs);
+  snprintf(r->case_name, sizeof r->case_name, "%s", case_name);
+  snprintf(r->metric, sizeof r->metric, "%s", name);
+  snprintf(r->x, sizeof r->x, "%s", x);
+  r->tolerance = tol;
+  for (size_t i = 0; i < npub; i++)
+    if (!strcmp(pub[i].x, x)) {
+      r->has_published = pub[i].has_value;
+      r->published = pub[i].value;
+    }
+  free(pub);
+  snprintf(r->note, sizeof r->note, "%s", parts);
+  if (n != wanted || !wanted) {
+    r->status = "fail";
+    snprintf(r->note, sizeof r->note, "%d of the %d metrics have a value at x = %s", n, wanted, x);
+  } else {
+    r->has_simulated = 1;
+    r->simulated = sum / n;
+    if (!r->has_published) {
+      r->status = "blind";
+    } else {
+      r->rel_error = (r->simulated - r->published) / r->published;
+      r->status = fabs(r->rel_error) <= tol ? "pass" : "fail";
+    }
+  }
   return 0;
 }
 
@@ -796,6 +964,11 @@ int cmd_validate(int argc, char **argv)
     free(sims);
     free(nsims);
     free(owner);
+    for (int a = 0; !failed_run && get(y, "aggregates/%d/name", a); a++)
+      if (aggregate(y, a, case_name, root, &rs, err, sizeof err)) {
+        fprintf(stderr, "icsim validate: %s\n", err);
+        failed_run = 1;
+      }
   }
   if (failed_run) {
     remove_tree(tmpdir);

@@ -1,0 +1,170 @@
+/* NPB kernels: they verify natively (Debian's mpicc, 1 and 2 processes, classes S and W) and
+ * under icsim; the compute model charges what its closed form says; runs are deterministic;
+ * skeleton mode keeps the prediction. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "runtime.h"
+
+#define ICSIM ICSIM_BUILD "/bin/icsim"
+#define NPB ICSIM_BUILD "/workloads/npb/"
+#define SCORE ICSIM_SRC "/platforms/score-gige-xeon.yaml"
+#define VERIFIED "Verification    =               SUCCESSFUL"
+
+static const char *kernels[] = {"is", "ep", "cg", "mg", "ft"};
+
+static int run(const char *cmd, char **out)
+{
+  char *full;
+  if (asprintf(&full, "%s 2>&1", cmd) < 0)
+    abort();
+  FILE *p = popen(full, "r");
+  free(full);
+  size_t cap = 1 << 16, len = 0, n;
+  char *buf = malloc(cap);
+  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+    len += n;
+    if (cap - len < 2)
+      buf = realloc(buf, cap *= 2);
+  }
+  buf[len] = '\0';
+  int st = pclose(p);
+  *out = buf;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static double field(const char *out, const char *name)
+{
+  const char *p = strstr(out, name);
+  if (!p || !(p = strchr(p, '=')))
+    return NAN;
+  return strtod(p + 1, NULL);
+}
+
+Test(npb, native_classes_S_W_verify_on_1_and_2_processes, .timeout = 600)
+{
+  char *out;
+  if (run("command -v mpicc && command -v mpiexec", &out) != 0) {
+    free(out);
+    cr_skip_test("mpicc/mpiexec not installed");
+  }
+  free(out);
+  char dir[] = "/tmp/icsim-npb-XXXXXX", cmd[1024];
+  cr_assert(mkdtemp(dir));
+  for (size_t k = 0; k < 5; k++) {
+    snprintf(cmd, sizeof cmd,
+             "mpicc -O2 -I" ICSIM_SRC "/workloads/include -o %s/%s " ICSIM_SRC "/workloads/npb/%s.c " ICSIM_SRC
+             "/workloads/npb/npb.c -lm",
+             dir, kernels[k], kernels[k]);
+    cr_assert_eq(run(cmd, &out), 0, "%s: %s", cmd, out);
+    free(out);
+    for (int np = 1; np <= 2; np++)
+      for (const char *c = "SW"; *c; c++) {
+        snprintf(cmd, sizeof cmd, "mpiexec -n %d %s/%s %c", np, dir, kernels[k], *c);
+        cr_assert_eq(run(cmd, &out), 0, "%s: %s", cmd, out);
+        cr_assert(strstr(out, VERIFIED), "%s did not verify:\n%s", cmd, out);
+        free(out);
+      }
+  }
+  /* the originals' rules: powers of two; skeleton needs icsim */
+  snprintf(cmd, sizeof cmd, "mpiexec -n 3 %s/cg S", dir);
+  cr_assert_neq(run(cmd, &out), 0);
+  cr_assert(strstr(out, "power of two"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "mpiexec -n 1 %s/is S --skeleton", dir);
+  cr_assert_neq(run(cmd, &out), 0);
+  cr_assert(strstr(out, "icsim run"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "mpiexec -n 1 %s/is Q", dir);
+  cr_assert_neq(run(cmd, &out), 0);
+  cr_assert(strstr(out, "neither a class"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  system(cmd);
+}
+
+Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
+{
+  char *out, cmd[1024];
+  for (size_t k = 0; k < 5; k++) {
+    snprintf(cmd, sizeof cmd, ICSIM " run -p " SCORE " -n 4 --place 4x1 --host-timing off " NPB "%s S", kernels[k]);
+    cr_assert_eq(run(cmd, &out), 0, "%s: %s", cmd, out);
+    cr_assert(strstr(out, VERIFIED), "%s did not verify:\n%s", cmd, out);
+    double t = field(out, "Time in seconds"), c = field(out, "Compute time"), m = field(out, "Comm time");
+    cr_assert(t > 0 && c > 0 && m >= 0, "%s: time %g compute %g comm %g", kernels[k], t, c, m);
+    free(out);
+  }
+}
+
+/* EP class S on one rank: 256 batches, each max(ops / (3.8 GHz x 1), bytes / 6.4 GB/s). */
+Test(npb, ep_compute_time_matches_the_roofline_closed_form)
+{
+  char *out;
+  int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out);
+  cr_assert_eq(rc, 0, "%s", out);
+  double ops = (8.0 + 6.0 + 0.785 * 53.0) * 65536, bytes = 2.0 * 2 * 65536 * 8;
+  double per = fmax(ops / 3.8e9, bytes / 6.4e9), expect = 256 * per;
+  double got = field(out, "Compute time");
+  printf("EP S compute: simulated %.4f s, closed form %.4f s\n", got, expect);
+  cr_assert(fabs(got - expect) < 1e-4, "%.5f vs %.5f", got, expect);
+  free(out);
+}
+
+/* Same inputs, same outputs, whatever the machine's load: two runs print the same block. */
+Test(npb, runs_are_deterministic)
+{
+  char *a, *b;
+  const char *cmd = ICSIM " run -p " SCORE " -n 4 --place 4x1 --host-timing off " NPB "cg S";
+  cr_assert_eq(run(cmd, &a), 0, "%s", a);
+  cr_assert_eq(run(cmd, &b), 0, "%s", b);
+  cr_assert_str_eq(a, b);
+  free(a);
+  free(b);
+}
+
+/* Skeleton mode skips the work but charges it: the predicted time stays within a few percent
+ * of the full run, and the report says verification was not performed. */
+Test(npb, skeleton_keeps_the_prediction, .timeout = 300)
+{
+  const char *ks[] = {"is", "cg", "ft"};
+  for (int i = 0; i < 3; i++) {
+    char *full, *skel, cmd[1024];
+    snprintf(cmd, sizeof cmd, ICSIM " run -p " SCORE " -n 8 --place 8x1 --host-timing off " NPB "%s W", ks[i]);
+    cr_assert_eq(run(cmd, &full), 0, "%s", full);
+    strcat(cmd, " --skeleton");
+    cr_assert_eq(run(cmd, &skel), 0, "%s", skel);
+    cr_assert(strstr(skel, "NOT PERFORMED (skeleton)"), "%s", skel);
+    double tf = field(full, "Time in seconds"), ts = field(skel, "Time in seconds");
+    double cf = field(full, "Compute time"), cs = field(skel, "Compute time");
+    printf("%s W skeleton: time %.4f vs %.4f s, compute %.4f vs %.4f s\n", ks[i], ts, tf, cs, cf);
+    cr_assert(fabs(cs - cf) <= 0.05 * cf, "%s compute %.4f vs %.4f", ks[i], cs, cf);
+    cr_assert(fabs(ts - tf) <= 0.10 * tf, "%s time %.4f vs %.4f", ks[i], ts, tf);
+    free(full);
+    free(skel);
+  }
+}
+
+/* The compute model itself: two ranks on one socket share its memory bandwidth, not its clock. */
+Test(npb, compute_model_shares_memory_not_clock)
+{
+  char err[512];
+  struct icsim_runtime *rt = icsim_runtime_create(ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml", NULL, err, sizeof err);
+  cr_assert(rt, "%s", err);
+  int hosts[2] = {0, 0};
+  rt->nranks = 2;
+  rt->rank_host = hosts;
+  double clock = rt->pf.p.clock_Hz, bw = rt->pf.p.memory_bw_Bps;
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 0), 1e9 / clock, 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9), 1e9 / (bw / 2), 1e-12);
+  hosts[1] = 1; /* the other socket: the whole bandwidth again */
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9), 1e9 / bw, 1e-12);
+  /* the slower of the two limits */
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 1e9), fmax(1e9 / clock, 1e9 / bw), 1e-12);
+  rt->rank_host = NULL;
+  icsim_runtime_destroy(rt);
+}
