@@ -138,6 +138,7 @@ Test(npb, skeleton_keeps_the_prediction, .timeout = 300)
     cr_assert_eq(run(cmd, &full), 0, "%s", full);
     strcat(cmd, " --skeleton");
     cr_assert_eq(run(cmd, &skel), 0, "%s", skel);
+    cr_assert(strstr(full, VERIFIED), "%s", full);
     cr_assert(strstr(skel, "NOT PERFORMED (skeleton)"), "%s", skel);
     double tf = field(full, "Time in seconds"), ts = field(skel, "Time in seconds");
     double cf = field(full, "Compute time"), cs = field(skel, "Compute time");
