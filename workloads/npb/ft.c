@@ -77,45 +77,38 @@ static void fft_lines(double complex *base, int n, size_t stride, int nlines, si
   ICSIM_PHASE_END(5.0 * points * log2i(n), 32.0 * points);
 }
 
-/* layout 1 (A) -> layout 2 (B) */
-static void transpose12(const double complex *a, double complex *b)
+/* Element row (z, y) of layout 1 and (y, z) of layout 2: nx contiguous points. */
+static double complex *row_of(double complex *a, int layout, int z, int y)
 {
-  size_t block = (size_t)zloc * yloc * nx;
-  ICSIM_PHASE_BEGIN();
-  if (!run.skeleton)
-    for (int q = 0; q < run.nprocs; q++)
-      for (int z = 0; z < zloc; z++)
-        for (int y = 0; y < yloc; y++)
-          memcpy(&sendbuf[q * block + ((size_t)z * yloc + y) * nx], &L1(a, z, q * yloc + y, 0), nx * sizeof *a);
-  ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
-  MPI_Alltoall(sendbuf, (int)(2 * block), MPI_DOUBLE, recvbuf, (int)(2 * block), MPI_DOUBLE, MPI_COMM_WORLD);
-  ICSIM_PHASE_BEGIN();
-  if (!run.skeleton)
-    for (int p = 0; p < run.nprocs; p++)
-      for (int z = 0; z < zloc; z++)
-        for (int y = 0; y < yloc; y++)
-          memcpy(&L2(b, y, p * zloc + z, 0), &recvbuf[p * block + ((size_t)z * yloc + y) * nx], nx * sizeof *b);
-  ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
+  return layout == 1 ? &L1(a, z, y, 0) : &L2(a, y, z, 0);
 }
 
-/* layout 2 (B) -> layout 1 (A) */
-static void transpose21(const double complex *b, double complex *a)
+/* FROM (layout 1 if FROM_LAYOUT is 1, else 2) into TO (the other layout): pack each process'
+ * block (my z range x its y range, or my y range x its z range), all-to-all, unpack. Block q
+ * holds rows in (z, y) order either way, z of the layout-1 side's range, y of the layout-2's. */
+static void transpose(double complex *from, int from_layout, double complex *to)
 {
   size_t block = (size_t)zloc * yloc * nx;
+  int to_layout = 3 - from_layout;
   ICSIM_PHASE_BEGIN();
   if (!run.skeleton)
     for (int q = 0; q < run.nprocs; q++)
       for (int z = 0; z < zloc; z++)
-        for (int y = 0; y < yloc; y++)
-          memcpy(&sendbuf[q * block + ((size_t)z * yloc + y) * nx], &L2(b, y, q * zloc + z, 0), nx * sizeof *b);
+        for (int y = 0; y < yloc; y++) {
+          int gz = from_layout == 1 ? z : q * zloc + z, gy = from_layout == 1 ? q * yloc + y : y;
+          memcpy(&sendbuf[q * block + ((size_t)z * yloc + y) * nx], row_of(from, from_layout, gz, gy),
+                 nx * sizeof *from);
+        }
   ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
   MPI_Alltoall(sendbuf, (int)(2 * block), MPI_DOUBLE, recvbuf, (int)(2 * block), MPI_DOUBLE, MPI_COMM_WORLD);
   ICSIM_PHASE_BEGIN();
   if (!run.skeleton)
     for (int p = 0; p < run.nprocs; p++)
       for (int z = 0; z < zloc; z++)
-        for (int y = 0; y < yloc; y++)
-          memcpy(&L1(a, z, p * yloc + y, 0), &recvbuf[p * block + ((size_t)z * yloc + y) * nx], nx * sizeof *a);
+        for (int y = 0; y < yloc; y++) {
+          int gz = to_layout == 1 ? z : p * zloc + z, gy = to_layout == 1 ? p * yloc + y : y;
+          memcpy(row_of(to, to_layout, gz, gy), &recvbuf[p * block + ((size_t)z * yloc + y) * nx], nx * sizeof *to);
+        }
   ICSIM_PHASE_END(0, 32.0 * block * run.nprocs);
 }
 
@@ -124,14 +117,14 @@ static void fft3d_forward(double complex *a, double complex *b)
 {
   fft_lines(a, nx, 1, ny, nx, zloc, (size_t)nx * ny, -1);
   fft_lines(a, ny, nx, nx, 1, zloc, (size_t)nx * ny, -1);
-  transpose12(a, b);
+  transpose(a, 1, b);
   fft_lines(b, nz, nx, nx, 1, yloc, (size_t)nx * nz, -1);
 }
 
 static void fft3d_backward(double complex *b, double complex *a)
 {
   fft_lines(b, nz, nx, nx, 1, yloc, (size_t)nx * nz, +1);
-  transpose21(b, a);
+  transpose(b, 2, a);
   fft_lines(a, ny, nx, nx, 1, zloc, (size_t)nx * ny, +1);
   fft_lines(a, nx, 1, ny, nx, zloc, (size_t)nx * ny, +1);
 }

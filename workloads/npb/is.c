@@ -178,12 +178,10 @@ static void rank_keys(struct npb_run *run, int iteration)
  * locally and across the boundary with the next process. */
 static void full_verify(struct npb_run *run)
 {
-  long range = key_max - key_min + 1;
   for (long i = 0; i < received; i++) {
     int key = key_buff2[i];
     key_array[--key_buff1[key - key_min]] = key;
   }
-  (void)range;
   long errors = 0;
   for (long i = 1; i < received; i++)
     if (key_array[i - 1] > key_array[i])

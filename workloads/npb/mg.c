@@ -117,7 +117,7 @@ static void psinv(const double *r, double *u, int k)
  * the fine one is not, each process restricts its part and the parts are exchanged. */
 static void rprj3(int k)
 {
-  int j = k - 1, nf = L[k].n, nc = L[j].n;
+  int j = k - 1, nc = L[j].n;
   const double *r = L[k].r;
   double *s = L[j].r;
   int gather = L[k].p3 > 1 && L[j].p3 == 1;
@@ -151,7 +151,6 @@ static void rprj3(int k)
     }
   double coarse = (double)jcount * nc * nc;
   ICSIM_PHASE_END(30.0 * coarse, 72.0 * coarse);
-  (void)nf;
   if (gather) {
     size_t pl = L[j].plane, part = (size_t)jcount * pl;
     MPI_Allgather(&s[(size_t)(jfirst + 1) * pl], (int)part, MPI_DOUBLE, buf3, (int)part, MPI_DOUBLE,
@@ -360,7 +359,6 @@ int main(int argc, char **argv)
   lt = 0;
   while ((1 << lt) < nx)
     lt++;
-  size_t total = 0;
   for (int k = 1; k <= lt; k++) {
     L[k].n = 1 << k;
     L[k].p3 = (L[k].n / run.nprocs >= 2) ? run.nprocs : 1;
@@ -370,14 +368,12 @@ int main(int argc, char **argv)
     size_t cells = (size_t)(L[k].m3 + 2) * L[k].plane;
     L[k].u = npb_alloc(&run, cells * sizeof(double), "u");
     L[k].r = npb_alloc(&run, cells * sizeof(double), "r");
-    total += 2 * cells;
   }
   v = npb_alloc(&run, (size_t)(L[lt].m3 + 2) * L[lt].plane * sizeof(double), "v");
   buf1 = malloc((nx + 2) * sizeof *buf1);
   buf2 = malloc((nx + 2) * sizeof *buf2);
   buf4 = malloc((nx + 2) * sizeof *buf4);
   buf3 = npb_alloc(&run, (size_t)L[lt].plane * (nx / 2 + 2) * sizeof *buf3, "gather buffer");
-  (void)total;
   if (run.rank == 0)
     printf("\n NAS Parallel Benchmarks (icsim implementation) - MG Benchmark\n Size: %3dx%3dx%3d  (class %c)\n"
            " Iterations: %3d\n Number of processes: %5d\n",
