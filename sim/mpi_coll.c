@@ -165,28 +165,6 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
   return MPI_SUCCESS;
 }
 
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                 MPI_Comm comm)
-{
-  if (!active() || sbuf == MPI_IN_PLACE)
-    return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  MPI_Comm c = shadow_of(comm);
-  int n, me;
-  PMPI_Comm_size(c, &n);
-  PMPI_Comm_rank(c, &me);
-  MPI_Aint sext, rext, lb;
-  PMPI_Type_get_extent(stype, &lb, &sext);
-  PMPI_Type_get_extent(rtype, &lb, &rext);
-  copy_local((const char *)sbuf + (size_t)me * scount * sext, (char *)rbuf + (size_t)me * rcount * rext, scount,
-             stype, c, me);
-  for (int i = 1; i < n; i++) {
-    int dst = (me + i) % n, src = (me - i + n) % n;
-    MPI_Sendrecv((const char *)sbuf + (size_t)dst * scount * sext, scount, stype, dst, TAG,
-                 (char *)rbuf + (size_t)src * rcount * rext, rcount, rtype, src, TAG, c, MPI_STATUS_IGNORE);
-  }
-  return MPI_SUCCESS;
-}
-
 int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
                   const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm)
 {
@@ -245,4 +223,23 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   free(counts);
   free(displs);
   return rc;
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                 MPI_Comm comm)
+{
+  if (!active() || sbuf == MPI_IN_PLACE)
+    return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  int n;
+  PMPI_Comm_size(comm, &n);
+  int *sc = malloc((size_t)n * 4 * sizeof *sc), *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
+  for (int i = 0; i < n; i++) {
+    sc[i] = scount;
+    sd[i] = i * scount;
+    rc[i] = rcount;
+    rd[i] = i * rcount;
+  }
+  int err = MPI_Alltoallv(sbuf, sc, sd, stype, rbuf, rc, rd, rtype, comm);
+  free(sc);
+  return err;
 }
