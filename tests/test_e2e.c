@@ -8,32 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shell.h"
+
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define WL ICSIM_BUILD "/workloads/"
 #define PINGPONG ICSIM_SRC "/tests/data/pingpong-2node.yaml"
 #define SCORE ICSIM_SRC "/platforms/score-gige-xeon.yaml"
-
-/* Run CMD through sh; returns exit status, output (stdout+stderr when MERGE) in *OUT. */
-static int run(const char *cmd, char **out, int merge)
-{
-  char *full;
-  if (asprintf(&full, "%s%s", cmd, merge ? " 2>&1" : " 2>/dev/null") < 0)
-    abort();
-  FILE *p = popen(full, "r");
-  free(full);
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  size_t n;
-  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-    len += n;
-    if (cap - len < 2)
-      buf = realloc(buf, cap *= 2);
-  }
-  buf[len] = '\0';
-  int st = pclose(p);
-  *out = buf;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 /* Value printed for SIZE in an OSU-style output, or -1. */
 static double row_value(const char *out, long size)

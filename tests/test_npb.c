@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "runtime.h"
+#include "shell.h"
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define NPB ICSIM_BUILD "/workloads/npb/"
@@ -17,26 +18,6 @@
 #define VERIFIED "Verification    =               SUCCESSFUL"
 
 static const char *kernels[] = {"is", "ep", "cg", "mg", "ft"};
-
-static int run(const char *cmd, char **out)
-{
-  char *full;
-  if (asprintf(&full, "%s 2>&1", cmd) < 0)
-    abort();
-  FILE *p = popen(full, "r");
-  free(full);
-  size_t cap = 1 << 16, len = 0, n;
-  char *buf = malloc(cap);
-  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-    len += n;
-    if (cap - len < 2)
-      buf = realloc(buf, cap *= 2);
-  }
-  buf[len] = '\0';
-  int st = pclose(p);
-  *out = buf;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static double field(const char *out, const char *name)
 {
@@ -49,7 +30,7 @@ static double field(const char *out, const char *name)
 Test(npb, native_classes_S_W_verify_on_1_and_2_processes, .timeout = 600)
 {
   char *out;
-  if (run("command -v mpicc && command -v mpiexec", &out) != 0) {
+  if (run("command -v mpicc && command -v mpiexec", &out, 1) != 0) {
     free(out);
     cr_skip_test("mpicc/mpiexec not installed");
   }
@@ -61,27 +42,27 @@ Test(npb, native_classes_S_W_verify_on_1_and_2_processes, .timeout = 600)
              "mpicc -O2 -I" ICSIM_SRC "/workloads/include -o %s/%s " ICSIM_SRC "/workloads/npb/%s.c " ICSIM_SRC
              "/workloads/npb/npb.c -lm",
              dir, kernels[k], kernels[k]);
-    cr_assert_eq(run(cmd, &out), 0, "%s: %s", cmd, out);
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
     free(out);
     for (int np = 1; np <= 2; np++)
       for (const char *c = "SW"; *c; c++) {
         snprintf(cmd, sizeof cmd, "mpiexec -n %d %s/%s %c", np, dir, kernels[k], *c);
-        cr_assert_eq(run(cmd, &out), 0, "%s: %s", cmd, out);
+        cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
         cr_assert(strstr(out, VERIFIED), "%s did not verify:\n%s", cmd, out);
         free(out);
       }
   }
   /* the originals' rules: powers of two; skeleton needs icsim */
   snprintf(cmd, sizeof cmd, "mpiexec -n 3 %s/cg S", dir);
-  cr_assert_neq(run(cmd, &out), 0);
+  cr_assert_neq(run(cmd, &out, 1), 0);
   cr_assert(strstr(out, "power of two"), "%s", out);
   free(out);
   snprintf(cmd, sizeof cmd, "mpiexec -n 1 %s/is S --skeleton", dir);
-  cr_assert_neq(run(cmd, &out), 0);
+  cr_assert_neq(run(cmd, &out, 1), 0);
   cr_assert(strstr(out, "icsim run"), "%s", out);
   free(out);
   snprintf(cmd, sizeof cmd, "mpiexec -n 1 %s/is Q", dir);
-  cr_assert_neq(run(cmd, &out), 0);
+  cr_assert_neq(run(cmd, &out, 1), 0);
   cr_assert(strstr(out, "neither a class"), "%s", out);
   free(out);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -93,7 +74,7 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
   char *out, cmd[1024];
   for (size_t k = 0; k < 5; k++) {
     snprintf(cmd, sizeof cmd, ICSIM " run -p " SCORE " -n 4 --place 4x1 --host-timing off " NPB "%s S", kernels[k]);
-    cr_assert_eq(run(cmd, &out), 0, "%s: %s", cmd, out);
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
     cr_assert(strstr(out, VERIFIED), "%s did not verify:\n%s", cmd, out);
     double t = field(out, "Time in seconds"), c = field(out, "Compute time"), m = field(out, "Comm time");
     cr_assert(t > 0 && c > 0 && m >= 0, "%s: time %g compute %g comm %g", kernels[k], t, c, m);
@@ -105,7 +86,7 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
 Test(npb, ep_compute_time_matches_the_roofline_closed_form)
 {
   char *out;
-  int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out);
+  int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
   cr_assert_eq(rc, 0, "%s", out);
   double ops = (8.0 + 6.0 + 0.785 * 53.0) * 65536, bytes = 2.0 * 2 * 65536 * 8;
   double per = fmax(ops / 3.8e9, bytes / 6.4e9), expect = 256 * per;
@@ -120,8 +101,8 @@ Test(npb, runs_are_deterministic)
 {
   char *a, *b;
   const char *cmd = ICSIM " run -p " SCORE " -n 4 --place 4x1 --host-timing off " NPB "cg S";
-  cr_assert_eq(run(cmd, &a), 0, "%s", a);
-  cr_assert_eq(run(cmd, &b), 0, "%s", b);
+  cr_assert_eq(run(cmd, &a, 1), 0, "%s", a);
+  cr_assert_eq(run(cmd, &b, 1), 0, "%s", b);
   cr_assert_str_eq(a, b);
   free(a);
   free(b);
@@ -135,9 +116,9 @@ Test(npb, skeleton_keeps_the_prediction, .timeout = 300)
   for (int i = 0; i < 3; i++) {
     char *full, *skel, cmd[1024];
     snprintf(cmd, sizeof cmd, ICSIM " run -p " SCORE " -n 8 --place 8x1 --host-timing off " NPB "%s W", ks[i]);
-    cr_assert_eq(run(cmd, &full), 0, "%s", full);
+    cr_assert_eq(run(cmd, &full, 1), 0, "%s", full);
     strcat(cmd, " --skeleton");
-    cr_assert_eq(run(cmd, &skel), 0, "%s", skel);
+    cr_assert_eq(run(cmd, &skel, 1), 0, "%s", skel);
     cr_assert(strstr(full, VERIFIED), "%s", full);
     cr_assert(strstr(skel, "NOT PERFORMED (skeleton)"), "%s", skel);
     double tf = field(full, "Time in seconds"), ts = field(skel, "Time in seconds");

@@ -1,0 +1,31 @@
+/* Run a shell command from a test and keep its output. */
+#ifndef ICSIM_TEST_SHELL_H
+#define ICSIM_TEST_SHELL_H
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+/* Run CMD through sh; returns its exit status (128 when killed), stdout (and stderr when MERGE)
+ * in *OUT, to be freed. */
+static int run(const char *cmd, char **out, int merge)
+{
+  char *full;
+  if (asprintf(&full, "%s%s", cmd, merge ? " 2>&1" : " 2>/dev/null") < 0)
+    abort();
+  FILE *p = popen(full, "r");
+  free(full);
+  size_t cap = 1 << 16, len = 0, n;
+  char *buf = malloc(cap);
+  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+    len += n;
+    if (cap - len < 2)
+      buf = realloc(buf, cap *= 2);
+  }
+  buf[len] = '\0';
+  int st = pclose(p);
+  *out = buf;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+#endif
