@@ -205,6 +205,34 @@ Test(e2e, rapidio_large_message_matches_closed_form)
   free(out);
 }
 
+/* Two transfers each way across one QPI link against the closed form of the numa model, with
+ * the parameters pinned here: a lone cross-socket copy is bound by its memory controllers
+ * (two half copies on each = one copy's bus demand), two interleaved streams by the link. */
+Test(e2e, qpi_two_streams_closed_form)
+{
+  char *out;
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           ICSIM " run -p %s -n 4 --place 0.0,0.0,0.1,0.1 --host-timing off --set numa/stream-bandwidth=6GBps"
+                 " --set numa/sharpness=2 --set nodes/memory-bandwidth=24GBps --set nodes/socket-link-bandwidth=12GBps"
+                 " --set numa/qpi-stream-bandwidth=3GBps --set numa/qpi-sharpness=4 " WL "contention -P half -m 128 -n 2",
+           ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml");
+  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+  double m, cf, t1, tcf, ratio;
+  const char *row = strstr(out, "\n128 ");
+  cr_assert(row && sscanf(row + 1, "%lf %lf %lf %lf %lf", &m, &cf, &t1, &tcf, &ratio) == 5, "%s", out);
+  /* alone: bus = 24 ((12/24)^-2 + 1)^-1/2 = 24 / sqrt(5) GB/s, one copy's rate half of it */
+  double alone = 24e9 / sqrt(5) / 2;
+  /* shared: link (2 x 3 GB/s interleaved against 12 GB/s) = 12 (2^4 + 1)^-1/4 GB/s for two;
+   * each controller (four half copies: 24 GB/s demand) would still give each of its four
+   * transfers 24 (1 + 1)^-1/2 / 4 GB/s */
+  double link = 12e9 * pow(17, -0.25) / 2, mem = 24e9 / sqrt(2) / 4;
+  double expect = alone / fmin(link, mem);
+  printf("QPI, 2 streams each way, 128 MB: slowdown simulated %.4f, closed form %.4f\n", ratio, expect);
+  cr_assert(fabs(ratio - expect) < 0.01 * expect, "%.4f vs %.4f\n%s", ratio, expect, out);
+  free(out);
+}
+
 /* The contention study's tools run and print what they promise. */
 Test(e2e, contention_benchmark_and_place)
 {

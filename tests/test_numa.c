@@ -27,3 +27,28 @@ Test(numa, cache_residency)
   double per = 1 / (0.125 / 10e9 + 0.875 * 8 / 3.577708764e9);
   cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 4, 262144), 4 * per, 1e3);
 }
+
+Test(numa, socket_link_interleaving)
+{
+  struct numa_params p = {.qpi_stream_Bps = 0, .qpi_sharpness = 4};
+  /* no interleaving rate configured: SimGrid's fair sharing (negative answer) */
+  cr_assert(numa_socket_link_capacity(&p, 8e9, 3) < 0);
+  p.qpi_stream_Bps = 2e9;
+  /* a lone stream gets the whole link */
+  cr_assert_float_eq(numa_socket_link_capacity(&p, 8e9, 1), 8e9, 1);
+  /* two interleaved streams demand 4 GB/s of an 8 GB/s link:
+   * 8 x ((4/8)^-4 + 1)^(-1/4) = 8 x 17^(-1/4) = 3.939832 GB/s */
+  cr_assert_float_eq(numa_socket_link_capacity(&p, 8e9, 2), 3.939832e9, 1e3);
+  /* four: demand = C, so 8 x 2^(-1/4) = 6.727171 GB/s */
+  cr_assert_float_eq(numa_socket_link_capacity(&p, 8e9, 4), 6.727171e9, 1e3);
+}
+
+Test(numa, half_copies)
+{
+  struct numa_params p = {.stream_bw_Bps = 1e9, .sharpness = 2, .cache_B = 0, .cache_bw_Bps = 10e9};
+  /* two transfers crossing the sockets put one read or one write each on this controller:
+   * as much bus demand as one copy (2 GB/s), so together they move twice one copy's rate */
+  cr_assert_float_eq(2 * numa_memory_capacity(&p, 4e9, 1.0, 1e6), 1.788854382e9, 1e3);
+  /* half a copy alone: demand 1 GB/s, bus (1^-2 + 4^-2)^-1/2 = 0.970143 GB/s, copied half */
+  cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 0.5, 1e6), 0.970142500e9 / 2, 1e3);
+}

@@ -2,6 +2,7 @@
 #include "numa.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "platform.h"
@@ -18,18 +19,25 @@ static const struct icsim_param_desc numa_params_table[] = {
      "last-level cache of one socket", NULL, F(cache_B)},
     {"numa/cache-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "15GBps", "assumed",
      "one core's copy rate when source and destination stay in the cache", NULL, F(cache_bw_Bps)},
+    {"numa/qpi-stream-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
+     "rate of one of several interleaved streams across the socket link (0: plain fair sharing)", NULL,
+     F(qpi_stream_Bps)},
+    {"numa/qpi-sharpness", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 64, "4", "assumed",
+     "how sharply the socket link saturates once streams interleave (smooth-minimum exponent)", NULL,
+     F(qpi_sharpness)},
 };
 
 struct numa_state {
   struct numa_params p;
   const struct icsim_platform *pf;
-  double *msg_B; /* per link: size of the last copy started on it */
+  double *msg_B;  /* per link: size of the last copy started on it */
+  bool *crossing; /* per memory link: the last copy started on it crossed the sockets */
 };
 
-double numa_memory_capacity(const struct numa_params *p, double B, int n, double m)
+double numa_memory_capacity(const struct numa_params *p, double B, double n, double m)
 {
-  if (n < 1)
-    n = 1;
+  if (n < 0.5)
+    n = 0.5;
   double demand = 2 * n * p->stream_bw_Bps;
   /* in units of B, so that large exponents do not underflow */
   double bus = B * pow(pow(demand / B, -p->sharpness) + 1, -1 / p->sharpness);
@@ -37,6 +45,16 @@ double numa_memory_capacity(const struct numa_params *p, double B, int n, double
   double h = ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3);
   double per_copy = 1 / (h / p->cache_bw_Bps + (1 - h) * 2 * n / bus);
   return n * per_copy;
+}
+
+double numa_socket_link_capacity(const struct numa_params *p, double C, int n)
+{
+  if (p->qpi_stream_Bps <= 0)
+    return -1;
+  if (n <= 1)
+    return C;
+  double q = p->qpi_sharpness;
+  return C * pow(pow(n * p->qpi_stream_Bps / C, -q) + 1, -1 / q);
 }
 
 static int numa_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
@@ -48,6 +66,7 @@ static int numa_create(void **state, const struct icsim_params *ps, const struct
   icsim_params_fill(ps, numa_params_table, sizeof numa_params_table / sizeof numa_params_table[0], &s->p);
   s->pf = pf;
   s->msg_B = calloc((size_t)pf->nlinks, sizeof *s->msg_B);
+  s->crossing = calloc((size_t)pf->nlinks, sizeof *s->crossing);
   *state = s;
   return 0;
 }
@@ -56,11 +75,14 @@ static void numa_destroy(void *state)
 {
   struct numa_state *s = state;
   free(s->msg_B);
+  free(s->crossing);
   free(s);
 }
 
 /* Intra-node copies tell their memory controllers how big the copies are (the cache share
- * depends on it); the costs themselves come from the channels' capacity. */
+ * depends on it) and whether they cross the sockets; the costs themselves come from the
+ * channels' capacity. The controller's sharing assumes the copies on it are alike: exact for
+ * the contention benchmark, an approximation for mixed traffic. */
 static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
 {
   (void)c;
@@ -68,16 +90,23 @@ static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsi
   if (q->src_node != q->dst_node)
     return;
   int sockets = s->pf->p.sockets;
-  s->msg_B[icsim_memory_link(s->pf, q->src_node * sockets + q->src_socket)] = q->bytes;
-  s->msg_B[icsim_memory_link(s->pf, q->dst_node * sockets + q->dst_socket)] = q->bytes;
+  int a = icsim_memory_link(s->pf, q->src_node * sockets + q->src_socket);
+  int b = icsim_memory_link(s->pf, q->dst_node * sockets + q->dst_socket);
+  s->msg_B[a] = s->msg_B[b] = q->bytes;
+  s->crossing[a] = s->crossing[b] = a != b;
 }
 
 static double numa_channel_capacity(void *state, const struct icsim_link *link, double nominal, int n)
 {
   struct numa_state *s = state;
+  if (link->kind == ICSIM_LINK_SOCKET)
+    return numa_socket_link_capacity(&s->p, nominal, n);
   if (link->kind != ICSIM_LINK_MEMORY)
     return -1;
-  return numa_memory_capacity(&s->p, nominal, n, s->msg_B[link - s->pf->links]);
+  long i = link - s->pf->links;
+  if (s->crossing[i]) /* half a copy each, never from the cache: in units of transfers */
+    return 2 * numa_memory_capacity(&s->p, nominal, n / 2.0, INFINITY);
+  return numa_memory_capacity(&s->p, nominal, n, s->msg_B[i]);
 }
 
 /* A copy that stays in the cache runs faster than the controller's nominal bandwidth. */

@@ -16,7 +16,17 @@
  * working sets no longer fit; the cube is the assumed shape):
  *       h = 1 if n 2m <= C, else (C / (n 2m))^3
  * per-copy rate 1 / (h / r_c + (1 - h) 2n / bus(n)),   r_c = copy rate within the cache
- * Not modelled yet: QPI/FSB and NIC sharing beyond SimGrid's fair sharing. */
+ * A copy between the sockets reads on one controller and writes on the other: it counts as
+ * half a copy on each, and gets no cache share (the reading core sees the other socket's
+ * cache at link latency, no faster than its memory).
+ *
+ * Inter-socket link (QPI), n streams in one direction. A lone stream runs at the core's own
+ * rate: the hardware prefetchers keep enough lines in flight to hide the remote latency.
+ * Once streams interleave, the prefetchers lose them and each stream is bound by its own
+ * outstanding misses over the loaded remote latency, r_i (numa/qpi-stream-bandwidth); the
+ * link's aggregate then grows with the streams until it meets the link bandwidth C:
+ *       C(1) = C,   C(n >= 2) = ((n r_i)^-q + C^-q)^(-1/q)      q: numa/qpi-sharpness
+ * Not modelled yet: network-adapter sharing beyond SimGrid's fair sharing. */
 #ifndef ICSIM_NUMA_H
 #define ICSIM_NUMA_H
 
@@ -27,10 +37,17 @@ struct numa_params {
   double sharpness;     /* p: how sharply the controller saturates */
   double cache_B;       /* last-level cache per socket */
   double cache_bw_Bps;  /* one core copying within the cache */
+  double qpi_stream_Bps;/* one of several interleaved streams across the socket link; 0: fair sharing */
+  double qpi_sharpness; /* how sharply the socket link saturates (smooth-minimum exponent) */
 };
 
-/* Aggregate copy rate of N copies of M bytes each through a controller of bus capacity B. */
-double numa_memory_capacity(const struct numa_params *p, double B, int n, double m);
+/* Aggregate copy rate of N copies of M bytes each through a controller of bus capacity B.
+ * N may be fractional: a copy between sockets is half a copy on each controller. */
+double numa_memory_capacity(const struct numa_params *p, double B, double n, double m);
+
+/* Aggregate rate of N streams in one direction of a socket link of nominal bandwidth C;
+ * negative when the link shares fairly (no interleaving penalty configured). */
+double numa_socket_link_capacity(const struct numa_params *p, double C, int n);
 
 extern const struct icsim_stack_ops numa_stack;
 
