@@ -118,7 +118,7 @@ static double numa_channel_peak(void *state, const struct icsim_link *link)
 
 const struct icsim_stack_ops numa_stack = {
     .name = "numa",
-    .summary = "node-internal contention: memory controllers with cache effects (composes with a network stack)",
+    .summary = "node-internal contention: memory controllers with cache effects, QPI stream interleaving (composes with a network stack)",
     .params = numa_params_table,
     .nparams = sizeof numa_params_table / sizeof numa_params_table[0],
     .composes = true,
