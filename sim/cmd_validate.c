@@ -35,7 +35,8 @@
 
 /* Schema of a case file: '#' stands for a list index. */
 static const char *const case_keys[] = {
-    "case", "title", "source", "platform", "sets/#", "excluded/#/metric", "excluded/#/x", "excluded/#/reason",
+    "case", "title", "source", "platform", "sets/#", "acceptance/pass-fraction", "acceptance/max-excluded-fraction",
+    "excluded/#/metric", "excluded/#/x", "excluded/#/reason",
     "metrics/#/name", "metrics/#/unit", "metrics/#/workload", "metrics/#/args", "metrics/#/ranks",
     "metrics/#/place", "metrics/#/column", "metrics/#/scale", "metrics/#/published", "metrics/#/tolerance",
     "aggregates/#/name", "aggregates/#/unit", "aggregates/#/of/#", "aggregates/#/x", "aggregates/#/published",
@@ -132,6 +133,62 @@ static int number_of(const struct icsim_yfile *y, const char *fmt, int i, double
     return -1;
   }
   return 0;
+}
+
+/* The acceptance values are fractions in [0, 1]. */
+static int check_acceptance(const struct icsim_yfile *y, char *err, size_t errlen)
+{
+  static const char *const keys[] = {"acceptance/pass-fraction", "acceptance/max-excluded-fraction"};
+  for (int k = 0; k < 2; k++) {
+    const struct icsim_yentry *e = icsim_yaml_get(y, keys[k]);
+    double v;
+    if (!e)
+      continue;
+    if (number_of(y, keys[k], 0, &v, err, errlen))
+      return -1;
+    if (v < 0 || v > 1) {
+      snprintf(err, errlen, "%s:%d:%d: %s: %g is out of range; give a fraction between 0 and 1 (0.9 for 90%%)",
+               y->path, e->line, e->column, keys[k], v);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* A case's verdict. By default every compared cell must pass. A case may instead accept a
+ * share of failures (acceptance/pass-fraction of the cells it does not exclude) and bound how
+ * many published cells it may exclude (acceptance/max-excluded-fraction of all of them). Prints
+ * one line per case; returns the number of cases not accepted. */
+static int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *files, int nfiles, int markdown)
+{
+  int rejected = 0;
+  for (int i = 0; i < nfiles; i++) {
+    const char *name = get(&files[i], "case", 0);
+    const char *pf = get(&files[i], "acceptance/pass-fraction", 0);
+    const char *xf = get(&files[i], "acceptance/max-excluded-fraction", 0);
+    double need = pf ? atof(pf) : 1, max_ex = xf ? atof(xf) : 1;
+    int pass = 0, fail = 0, excl = 0;
+    for (size_t k = 0; k < rs->n; k++) {
+      if (strcmp(rs->r[k].case_name, name))
+        continue;
+      pass += !strcmp(rs->r[k].status, "pass");
+      fail += !strcmp(rs->r[k].status, "fail");
+      excl += !strcmp(rs->r[k].status, "excluded");
+    }
+    int compared = pass + fail, published = compared + excl;
+    if (published == 0)
+      continue;
+    double pass_share = compared ? (double)pass / compared : 1, excl_share = (double)excl / published;
+    int ok = pass_share >= need - 1e-12 && excl_share <= max_ex + 1e-12;
+    rejected += !ok;
+    fprintf(f, "%s%s: %s: %d of %d compared cells pass (%.1f%%, needs %.0f%%)", markdown ? "- " : "", name,
+            ok ? "ACCEPTED" : "NOT ACCEPTED", pass, compared, 100 * pass_share, 100 * need);
+    if (xf)
+      fprintf(f, "; %d of %d published cells excluded (%.1f%%, at most %.0f%%)", excl, published, 100 * excl_share,
+              100 * max_ex);
+    fprintf(f, "\n");
+  }
+  return rejected;
 }
 
 /* Published values of METRIC from a CSV "metric,x,published" (comments with #). */
@@ -715,8 +772,8 @@ static void print_shape_orders(FILE *f, const struct rows *rs, int markdown)
   }
 }
 
-static int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, const char *tmpdir,
-                         const char *outdir, char *err, size_t errlen)
+static int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, const struct icsim_yfile *files,
+                         int nfiles, const char *tmpdir, const char *outdir, char *err, size_t errlen)
 {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/summary.csv", tmpdir);
@@ -767,6 +824,8 @@ static int write_outputs(const struct rows *rs, const struct plot *plots, int np
   }
   fprintf(f, "\n");
   print_shape_orders(f, rs, 1);
+  fprintf(f, "\n## Verdict\n\n");
+  print_verdicts(f, rs, files, nfiles, 1);
   fclose(f);
   /* move into place: plots and report first, the summary last */
   if (mkdir(outdir, 0755) && errno != EEXIST) {
@@ -893,7 +952,8 @@ int cmd_validate(int argc, char **argv)
       fprintf(stderr, ")\n");
       goto out;
     }
-    if (icsim_yaml_load(path, &files[i], err, sizeof err) || check_case_schema(&files[i], err, sizeof err)) {
+    if (icsim_yaml_load(path, &files[i], err, sizeof err) || check_case_schema(&files[i], err, sizeof err) ||
+        check_acceptance(&files[i], err, sizeof err)) {
       fprintf(stderr, "icsim validate: %s\n", err);
       goto out;
     }
@@ -978,13 +1038,13 @@ int cmd_validate(int argc, char **argv)
   }
   for (int p = 0; p < nplots; p++)
     make_plot(&plots[p], &rs, tmpdir);
-  if (write_outputs(&rs, plots, nplots, tmpdir, outdir, err, sizeof err)) {
+  if (write_outputs(&rs, plots, nplots, files, nchosen, tmpdir, outdir, err, sizeof err)) {
     fprintf(stderr, "icsim validate: %s\n", err);
     remove_tree(tmpdir);
     goto out;
   }
   remove_tree(tmpdir);
-  int fails = 0, counts[4] = {0};
+  int counts[4] = {0};
   printf("%-22s %-16s %12s %12s %12s %9s  %s\n", "case", "metric", "x", "published", "simulated", "error",
          "status");
   for (size_t i = 0; i < rs.n; i++) {
@@ -996,16 +1056,17 @@ int cmd_validate(int argc, char **argv)
       snprintf(rel, sizeof rel, "%+.2f%%", 100 * r->rel_error);
     printf("%-22s %-16s %12s %12s %12s %9s  %s%s%s\n", r->case_name, r->metric, r->x, r->has_published ? pub : "-",
            sim, rel, r->status, r->note[0] ? "  # " : "", r->note);
-    fails += !strcmp(r->status, "fail");
     counts[!strcmp(r->status, "pass") ? 0 : !strcmp(r->status, "fail") ? 1 : !strcmp(r->status, "blind") ? 2 : 3]++;
   }
   printf("\n");
   print_shape_orders(stdout, &rs, 0);
+  printf("\n");
+  int rejected = print_verdicts(stdout, &rs, files, nchosen, 0);
   printf("\n%d pass, %d fail, %d blind, %d excluded. Report: %s/report.md\n", counts[0], counts[1], counts[2],
          counts[3], outdir);
   free(rs.r);
   free(plots);
-  rc = fails ? 1 : 0;
+  rc = rejected ? 1 : 0;
 out:
   for (int i = 0; i < nchosen; i++)
     icsim_yaml_free(&files[i]);

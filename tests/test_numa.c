@@ -52,3 +52,17 @@ Test(numa, half_copies)
   /* half a copy alone: demand 1 GB/s, bus (1^-2 + 4^-2)^-1/2 = 0.970143 GB/s, copied half */
   cr_assert_float_eq(numa_memory_capacity(&p, 4e9, 0.5, 1e6), 0.970142500e9 / 2, 1e3);
 }
+
+Test(numa, adapter_connections)
+{
+  struct numa_params p = {.adapter_stream_Bps = 0};
+  /* no per-connection rate configured: plain fair sharing */
+  cr_assert(numa_adapter_capacity(&p, 125e6, 4) < 0);
+  p.adapter_stream_Bps = 100e6; /* one connection reaches 100 MB/s of a 125 MB/s link */
+  cr_assert_float_eq(numa_adapter_capacity(&p, 125e6, 1), 100e6, 1);
+  /* two connections would carry 200 MB/s: the link's 125 MB/s bounds them */
+  cr_assert_float_eq(numa_adapter_capacity(&p, 125e6, 2), 125e6, 1);
+  /* slowdown of 5 sharers against one: (5 x 1 / 125e6) / (1 / 100e6) = 4 */
+  double t1 = 1 / numa_adapter_capacity(&p, 125e6, 1), t5 = 5 / numa_adapter_capacity(&p, 125e6, 5);
+  cr_assert_float_eq(t5 / t1, 4.0, 1e-12);
+}

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "platform.h"
@@ -25,6 +26,9 @@ static const struct icsim_param_desc numa_params_table[] = {
     {"numa/qpi-sharpness", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 64, "4", "assumed",
      "how sharply the socket link saturates once streams interleave (smooth-minimum exponent)", NULL,
      F(qpi_sharpness)},
+    {"numa/adapter-stream-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
+     "link rate one connection through the node's network adapter reaches, headers included (0: it fills the link)",
+     NULL, F(adapter_stream_Bps)},
 };
 
 struct numa_state {
@@ -55,6 +59,23 @@ double numa_socket_link_capacity(const struct numa_params *p, double C, int n)
     return C;
   double q = p->qpi_sharpness;
   return C * pow(pow(n * p->qpi_stream_Bps / C, -q) + 1, -1 / q);
+}
+
+double numa_adapter_capacity(const struct numa_params *p, double C, int n)
+{
+  if (p->adapter_stream_Bps <= 0)
+    return -1;
+  double streams = (n < 1 ? 1 : n) * p->adapter_stream_Bps;
+  return streams < C ? streams : C;
+}
+
+/* The node's own adapter link: "net:<node>" on star, fat-tree and ring platforms (a torus or a
+ * full mesh gives a node several links, none of which is the whole adapter). */
+static bool adapter_link(const struct icsim_link *link)
+{
+  int node;
+  char tail;
+  return link->kind == ICSIM_LINK_NETWORK && sscanf(link->name, "net:%d%c", &node, &tail) == 1;
 }
 
 static int numa_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
@@ -101,6 +122,8 @@ static double numa_channel_capacity(void *state, const struct icsim_link *link, 
   struct numa_state *s = state;
   if (link->kind == ICSIM_LINK_SOCKET)
     return numa_socket_link_capacity(&s->p, nominal, n);
+  if (adapter_link(link))
+    return numa_adapter_capacity(&s->p, nominal, n);
   if (link->kind != ICSIM_LINK_MEMORY)
     return -1;
   long i = link - s->pf->links;
@@ -118,7 +141,7 @@ static double numa_channel_peak(void *state, const struct icsim_link *link)
 
 const struct icsim_stack_ops numa_stack = {
     .name = "numa",
-    .summary = "node-internal contention: memory controllers with cache effects, QPI stream interleaving (composes with a network stack)",
+    .summary = "node-internal contention: memory controllers with cache effects, QPI stream interleaving, the shared network adapter (composes with a network stack)",
     .params = numa_params_table,
     .nparams = sizeof numa_params_table / sizeof numa_params_table[0],
     .composes = true,

@@ -26,7 +26,11 @@
  * outstanding misses over the loaded remote latency, r_i (numa/qpi-stream-bandwidth); the
  * link's aggregate then grows with the streams until it meets the link bandwidth C:
  *       C(1) = C,   C(n >= 2) = ((n r_i)^-q + C^-q)^(-1/q)      q: numa/qpi-sharpness
- * Not modelled yet: network-adapter sharing beyond SimGrid's fair sharing. */
+ * Network adapter (the node's net:* link), n connections in one direction. One connection does
+ * not quite fill the link (a TCP stream's ACK clocking and window, a single queue pair's
+ * pipeline); several connections together do:
+ *       C(n) = min(n r_a, C)      r_a: numa/adapter-stream-bandwidth, C: the link
+ * so cf sharers see a slowdown of cf r_a / C, just under cf. */
 #ifndef ICSIM_NUMA_H
 #define ICSIM_NUMA_H
 
@@ -39,6 +43,7 @@ struct numa_params {
   double cache_bw_Bps;  /* one core copying within the cache */
   double qpi_stream_Bps;/* one of several interleaved streams across the socket link; 0: fair sharing */
   double qpi_sharpness; /* how sharply the socket link saturates (smooth-minimum exponent) */
+  double adapter_stream_Bps; /* link rate one connection through the network adapter reaches; 0: the link's */
 };
 
 /* Aggregate copy rate of N copies of M bytes each through a controller of bus capacity B.
@@ -48,6 +53,10 @@ double numa_memory_capacity(const struct numa_params *p, double B, double n, dou
 /* Aggregate rate of N streams in one direction of a socket link of nominal bandwidth C;
  * negative when the link shares fairly (no interleaving penalty configured). */
 double numa_socket_link_capacity(const struct numa_params *p, double C, int n);
+
+/* Aggregate link rate of N connections through a network adapter of link bandwidth C; negative
+ * when one connection fills the link (plain fair sharing). */
+double numa_adapter_capacity(const struct numa_params *p, double C, int n);
 
 extern const struct icsim_stack_ops numa_stack;
 
