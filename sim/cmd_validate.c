@@ -181,10 +181,10 @@ static int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfi
     double pass_share = compared ? (double)pass / compared : 1, excl_share = (double)excl / published;
     int ok = pass_share >= need - 1e-12 && excl_share <= max_ex + 1e-12;
     rejected += !ok;
-    fprintf(f, "%s%s: %s: %d of %d compared cells pass (%.1f%%, needs %.0f%%)", markdown ? "- " : "", name,
+    fprintf(f, "%s%s: %s: %d of %d compared points pass (%.1f%%, needs %.0f%%)", markdown ? "- " : "", name,
             ok ? "ACCEPTED" : "NOT ACCEPTED", pass, compared, 100 * pass_share, 100 * need);
     if (xf)
-      fprintf(f, "; %d of %d published cells excluded (%.1f%%, at most %.0f%%)", excl, published, 100 * excl_share,
+      fprintf(f, "; %d of %d published points excluded (%.1f%%, at most %.0f%%)", excl, published, 100 * excl_share,
               100 * max_ex);
     fprintf(f, "\n");
   }

@@ -11,7 +11,7 @@ studies=(
   "baseline|"
   "16 dedicated queues|--set rapidio/dedicated-queues=16"
   "hardware-programmed large transfers|--set rapidio/manual-programming=false"
-  "driver instructions halved|--set rapidio/mx-instructions=10000 --set rapidio/mx-large-instructions=2950 --set rapidio/mailbox-message-instructions=1740 --set rapidio/control-instructions=500 --set rapidio/program-instructions=100"
+  "driver instructions halved|--set rapidio/mx-instructions=10000 --set rapidio/mx-large-instructions=2590 --set rapidio/mailbox-message-instructions=1812 --set rapidio/control-instructions=500 --set rapidio/program-instructions=100"
   "4x link speed (768 MB/s)|--set network/link-bandwidth=768MBps"
 )
 printf "%-38s %12s %12s %12s %12s %12s\n" study "lat 1B us" "lat 64K us" "lat 4M us" "bw 64K MB/s" "bw 4M MB/s"
