@@ -233,6 +233,28 @@ Test(e2e, qpi_two_streams_closed_form)
   free(out);
 }
 
+/* Three transfers each way through one node's network adapter against the closed form of the
+ * numa adapter model: alone a connection reaches r_a; three share min(3 r_a, C), so the
+ * slowdown is 3 r_a / C (memory controllers and framing pinned out of the way). */
+Test(e2e, adapter_three_connections_closed_form)
+{
+  char *out;
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           ICSIM " run -p %s -n 6 --place 0,0,0,1,1,1 --host-timing off --set numa/adapter-stream-bandwidth=3GBps"
+                 " --set network/link-bandwidth=4GBps --set generic/frame-header=0B --set nodes/memory-bandwidth=1TBps "
+           WL "contention -P half -m 128 -n 2",
+           ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml");
+  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+  double m, cf, t1, tcf, ratio;
+  const char *row = strstr(out, "\n128 ");
+  cr_assert(row && sscanf(row + 1, "%lf %lf %lf %lf %lf", &m, &cf, &t1, &tcf, &ratio) == 5, "%s", out);
+  double expect = 3 * 3e9 / 4e9;
+  printf("adapter, 3 connections each way, 128 MB: slowdown simulated %.4f, closed form %.4f\n", ratio, expect);
+  cr_assert(fabs(ratio - expect) < 0.01 * expect, "%.4f vs %.4f\n%s", ratio, expect, out);
+  free(out);
+}
+
 /* The contention study's tools run and print what they promise. */
 Test(e2e, contention_benchmark_and_place)
 {
