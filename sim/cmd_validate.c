@@ -167,17 +167,21 @@ static int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfi
     const char *pf = get(&files[i], "acceptance/pass-fraction", 0);
     const char *xf = get(&files[i], "acceptance/max-excluded-fraction", 0);
     double need = pf ? atof(pf) : 1, max_ex = xf ? atof(xf) : 1;
-    int pass = 0, fail = 0, excl = 0;
+    int pass = 0, fail = 0, excl = 0, blind = 0;
     for (size_t k = 0; k < rs->n; k++) {
       if (strcmp(rs->r[k].case_name, name))
         continue;
+      blind += !strcmp(rs->r[k].status, "blind");
       pass += !strcmp(rs->r[k].status, "pass");
       fail += !strcmp(rs->r[k].status, "fail");
       excl += !strcmp(rs->r[k].status, "excluded");
     }
     int compared = pass + fail, published = compared + excl;
-    if (published == 0)
+    if (published == 0) {
+      if (blind)
+        fprintf(f, "%s%s: predictions only (%d blind points, nothing to accept)\n", markdown ? "- " : "", name, blind);
       continue;
+    }
     double pass_share = compared ? (double)pass / compared : 1, excl_share = (double)excl / published;
     int ok = pass_share >= need - 1e-12 && excl_share <= max_ex + 1e-12;
     rejected += !ok;
