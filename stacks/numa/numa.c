@@ -36,6 +36,7 @@ struct numa_state {
   const struct icsim_platform *pf;
   double *msg_B;  /* per link: size of the last copy started on it */
   bool *crossing; /* per memory link: the last copy started on it crossed the sockets */
+  bool *adapter;  /* per link: it is a node's whole network adapter */
 };
 
 double numa_memory_capacity(const struct numa_params *p, double B, double n, double m)
@@ -88,6 +89,9 @@ static int numa_create(void **state, const struct icsim_params *ps, const struct
   s->pf = pf;
   s->msg_B = calloc((size_t)pf->nlinks, sizeof *s->msg_B);
   s->crossing = calloc((size_t)pf->nlinks, sizeof *s->crossing);
+  s->adapter = calloc((size_t)pf->nlinks, sizeof *s->adapter);
+  for (int i = 0; i < pf->nlinks; i++)
+    s->adapter[i] = adapter_link(&pf->links[i]);
   *state = s;
   return 0;
 }
@@ -97,6 +101,7 @@ static void numa_destroy(void *state)
   struct numa_state *s = state;
   free(s->msg_B);
   free(s->crossing);
+  free(s->adapter);
   free(s);
 }
 
@@ -122,11 +127,11 @@ static double numa_channel_capacity(void *state, const struct icsim_link *link, 
   struct numa_state *s = state;
   if (link->kind == ICSIM_LINK_SOCKET)
     return numa_socket_link_capacity(&s->p, nominal, n);
-  if (adapter_link(link))
+  long i = link - s->pf->links;
+  if (s->adapter[i])
     return numa_adapter_capacity(&s->p, nominal, n);
   if (link->kind != ICSIM_LINK_MEMORY)
     return -1;
-  long i = link - s->pf->links;
   if (s->crossing[i]) /* half a copy each, never from the cache: in units of transfers */
     return 2 * numa_memory_capacity(&s->p, nominal, n / 2.0, INFINITY);
   return numa_memory_capacity(&s->p, nominal, n, s->msg_B[i]);
