@@ -121,6 +121,15 @@ static const char *get(const struct icsim_yfile *y, const char *fmt, int i)
   return e ? e->value : NULL;
 }
 
+/* Item K of a list inside list item I ("metrics/%d/breakdown/%d"), or NULL past its end. */
+static const char *get_item(const struct icsim_yfile *y, const char *fmt, int i, int k)
+{
+  char key[256];
+  snprintf(key, sizeof key, fmt, i, k);
+  const struct icsim_yentry *e = icsim_yaml_get(y, key);
+  return e ? e->value : NULL;
+}
+
 static int number_of(const struct icsim_yfile *y, const char *fmt, int i, double *out, char *err, size_t errlen)
 {
   char key[256];
@@ -376,15 +385,11 @@ static int parse_field(const struct icsim_yfile *y, int mi, const char *text, co
   snprintf(r->x, sizeof r->x, "%s", x);
   r->value = v * scale;
   r->has_value = 1;
-  for (int k = 0;; k++) {
-    char key[96];
-    snprintf(key, sizeof key, "metrics/%d/breakdown/%d", mi, k);
-    const struct icsim_yentry *e = icsim_yaml_get(y, key);
-    if (!e)
-      break;
-    double b = field_value(text, e->value);
+  const char *part;
+  for (int k = 0; (part = get_item(y, "metrics/%d/breakdown/%d", mi, k)); k++) {
+    double b = field_value(text, part);
     size_t used = strlen(r->note);
-    snprintf(r->note + used, sizeof r->note - used, "%s%s %.4g", used ? ", " : "", e->value, b);
+    snprintf(r->note + used, sizeof r->note - used, "%s%s %.4g", used ? ", " : "", part, b);
   }
   (*n)++;
   return 0;
@@ -526,14 +531,9 @@ static int compare_metric(const struct icsim_yfile *y, int mi, const char *case_
     return -1;
   /* calibration points of this metric, for the report */
   char cal[512] = "";
-  for (int k = 0;; k++) {
-    char key[128];
-    snprintf(key, sizeof key, "metrics/%d/calibrates/points/%d", mi, k);
-    const struct icsim_yentry *e = icsim_yaml_get(y, key);
-    if (!e)
-      break;
-    snprintf(cal + strlen(cal), sizeof cal - strlen(cal), ",%s,", e->value);
-  }
+  const char *point;
+  for (int k = 0; (point = get_item(y, "metrics/%d/calibrates/points/%d", mi, k)); k++)
+    snprintf(cal + strlen(cal), sizeof cal - strlen(cal), ",%s,", point);
   /* derive: efficiency turns times t(x) into parallel efficiency t(x0) x0 / (x t(x)) against
    * the smallest x run (x = processes or nodes) */
   struct pubrow *derived = NULL;
@@ -625,15 +625,11 @@ static int aggregate(const struct icsim_yfile *y, int a, const char *case_name, 
   double sum = 0;
   int n = 0, wanted = 0;
   char parts[192] = "";
-  for (int k = 0;; k++) {
-    char key[96];
-    snprintf(key, sizeof key, "aggregates/%d/of/%d", a, k);
-    const struct icsim_yentry *e = icsim_yaml_get(y, key);
-    if (!e)
-      break;
+  const char *of;
+  for (int k = 0; (of = get_item(y, "aggregates/%d/of/%d", a, k)); k++) {
     wanted++;
     for (size_t i = 0; i < rs->n; i++)
-      if (!strcmp(rs->r[i].case_name, case_name) && !strcmp(rs->r[i].metric, e->value) && !strcmp(rs->r[i].x, x) &&
+      if (!strcmp(rs->r[i].case_name, case_name) && !strcmp(rs->r[i].metric, of) && !strcmp(rs->r[i].x, x) &&
           rs->r[i].has_simulated) {
         sum += rs->r[i].simulated;
         n++;
