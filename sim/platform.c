@@ -183,6 +183,13 @@ static void build_links(struct icsim_platform *pf)
 
 int icsim_memory_link(const struct icsim_platform *pf, int host) { return layout_of(pf).mem0 + host; }
 
+int icsim_adapter_link(const struct icsim_platform *pf, int node)
+{
+  if (pf->p.topology != ICSIM_TOPO_STAR && pf->p.topology != ICSIM_TOPO_FATTREE2)
+    return -1;
+  return layout_of(pf).net0 + node;
+}
+
 int icsim_platform_hosts(const struct icsim_platform *pf) { return pf->p.nodes * pf->p.sockets; }
 
 void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_t len)

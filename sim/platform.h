@@ -89,6 +89,9 @@ void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_
 int icsim_host_index(const struct icsim_platform *pf, const char *name);
 /* Index in pf->links of HOST's memory-controller link. */
 int icsim_memory_link(const struct icsim_platform *pf, int host);
+/* Index in pf->links of NODE's network adapter when one link is the whole adapter (star and
+ * fat tree: node <-> its switch); -1 where a node has several network links (ring, torus, full). */
+int icsim_adapter_link(const struct icsim_platform *pf, int node);
 /* Route between two hosts as hops into pf->links; returns the hop count. */
 int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops);
 

@@ -120,10 +120,13 @@ Test(routing, fat_tree_and_ring)
   cr_assert_eq(count_kind(0, 5, ICSIM_LINK_SWITCH), 3); /* leaf, spine, leaf */
   cr_assert_eq(count_kind(0, 5, ICSIM_LINK_NETWORK), 4);
   cr_assert_eq(count_kind(0, 5, ICSIM_LINK_MEMORY), 0); /* between nodes: network only */
+  /* node 5's adapter is its own link to the leaf switch: net:5 */
+  cr_assert_str_eq(pf.links[icsim_adapter_link(&pf, 5)].name, "net:5");
   icsim_platform_free(&pf);
   load("  topology: ring\n", 6, 1, 1);
   cr_assert_eq(count_kind(0, 3, ICSIM_LINK_NETWORK), 3);
   cr_assert_eq(count_kind(0, 5, ICSIM_LINK_NETWORK), 1);
+  cr_assert_eq(icsim_adapter_link(&pf, 2), -1); /* two links per node: none is the whole adapter */
   icsim_platform_free(&pf);
   load("  topology: full\n", 5, 1, 1);
   cr_assert_eq(count_kind(1, 4, ICSIM_LINK_NETWORK), 1);

@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "platform.h"
@@ -70,15 +69,6 @@ double numa_adapter_capacity(const struct numa_params *p, double C, int n)
   return streams < C ? streams : C;
 }
 
-/* The node's own adapter link: "net:<node>" on star, fat-tree and ring platforms (a torus or a
- * full mesh gives a node several links, none of which is the whole adapter). */
-static bool adapter_link(const struct icsim_link *link)
-{
-  int node;
-  char tail;
-  return link->kind == ICSIM_LINK_NETWORK && sscanf(link->name, "net:%d%c", &node, &tail) == 1;
-}
-
 static int numa_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
                        size_t errlen)
 {
@@ -90,8 +80,9 @@ static int numa_create(void **state, const struct icsim_params *ps, const struct
   s->msg_B = calloc((size_t)pf->nlinks, sizeof *s->msg_B);
   s->crossing = calloc((size_t)pf->nlinks, sizeof *s->crossing);
   s->adapter = calloc((size_t)pf->nlinks, sizeof *s->adapter);
-  for (int i = 0; i < pf->nlinks; i++)
-    s->adapter[i] = adapter_link(&pf->links[i]);
+  for (int n = 0; n < pf->p.nodes; n++)
+    if (icsim_adapter_link(pf, n) >= 0)
+      s->adapter[icsim_adapter_link(pf, n)] = true;
   *state = s;
   return 0;
 }
