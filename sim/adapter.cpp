@@ -6,6 +6,7 @@
  * bandwidth through the stack models. At the end it writes --stats and checks invariants. */
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
+#include <xbt/signal.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,18 @@ extern "C" {
 }
 
 namespace sg4 = simgrid::s4u;
+
+/* SimGrid 3.32 fires these kernel signals for every communication, right after the network
+ * model has priced it (start) and when it ends (completion), but does not install their header.
+ * Only the two static members are declared here; the object is used as an opaque key. */
+namespace simgrid::kernel::activity {
+class CommImpl {
+public:
+  static xbt::signal<void(CommImpl const&)> on_start;
+  static xbt::signal<void(CommImpl const&)> on_completion;
+};
+} // namespace simgrid::kernel::activity
+using simgrid::kernel::activity::CommImpl;
 
 namespace {
 
@@ -37,6 +50,10 @@ struct WireMemo {
 /* SMPI hands the network model the payload plus this many envelope bytes. */
 constexpr double kSmpiEnvelopeBytes = 16;
 
+/* Transfer ids of the communications in flight, from start to completion. */
+std::unordered_map<const CommImpl*, uint64_t> comm_transfer;
+uint64_t last_priced = 0; /* id of the transfer the factor callbacks just priced */
+
 const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>& links,
                          bool for_bw)
 {
@@ -49,7 +66,6 @@ const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst
     q.envelope_bytes = size - q.bytes;
     q.now_s = sg4::Engine::get_clock();
     int sh = host_index.at(src), dh = host_index.at(dst);
-    q.kind = icsim_runtime_take_kind(rt, sh, dh, q.bytes);
     q.src_node = sh / pf->p.sockets;
     q.src_socket = sh % pf->p.sockets;
     q.dst_node = dh / pf->p.sockets;
@@ -68,9 +84,8 @@ const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst
     memo.dst = dst;
     memo.used_bw = memo.used_lat = false;
     memo.q = q;
-    icsim_runtime_wire(rt, &memo.q, &memo.c);
-    rt->transfers++;
-    rt->intra_node_transfers += q.src_node == q.dst_node;
+    icsim_runtime_wire(rt, &memo.q, sh, dh, size, &memo.c);
+    last_priced = memo.q.id;
   }
   (for_bw ? memo.used_bw : memo.used_lat) = true;
   return memo;
@@ -164,6 +179,21 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     const WireMemo& m = wire_for(size, src, dst, links, false);
     /* memory and network links have a positive minimum latency, so the ratio is defined */
     return m.c.latency_s / m.q.route_latency_s;
+  });
+
+  /* The transfer id joins SimGrid's communication to the MPI message from start to end, so
+   * that layers free what a transfer holds when it really completes. */
+  CommImpl::on_start.connect([](CommImpl const& comm) {
+    if (last_priced)
+      comm_transfer[&comm] = last_priced;
+    last_priced = 0;
+  });
+  CommImpl::on_completion.connect([](CommImpl const& comm) {
+    auto it = comm_transfer.find(&comm);
+    if (it == comm_transfer.end())
+      return;
+    icsim_runtime_transfer_done(icsim_runtime_get(), it->second, sg4::Engine::get_clock());
+    comm_transfer.erase(it);
   });
 
   sg4::Engine::on_simulation_end_cb([]() {

@@ -101,8 +101,10 @@ int cmd_describe(int argc, char **argv)
     free(sets);
     return 2;
   }
-  printf("# %s: %s\n# stack: %s (%s)%s%s\n", pf.p.name, pf.p.description, pf.stack->name, pf.stack->summary,
-         pf.compose ? ", composed with " : "", pf.compose ? pf.compose->name : "");
+  printf("# %s: %s\n# layers, from the program down to the hardware:\n", pf.p.name, pf.p.description);
+  for (int i = 0; i < pf.nlayers; i++)
+    printf("#   %-8s %s layer, wire mode %s: %s\n", pf.layer[i]->name, icsim_role_name(pf.layer[i]->role),
+           icsim_wire_mode_name(pf.layer[i]->wire_mode), pf.layer[i]->summary);
   if (pf.p.source_paper[0])
     printf("# paper: %s\n", pf.p.source_paper);
   if (pf.p.source_testbed[0])

@@ -17,15 +17,21 @@ const struct icsim_param_desc icsim_platform_table[] = {
     {"source/paper", ICSIM_P_STRING, 0, 0, 0, "", "spec", "publication the machine is taken from", NULL,
      F(source_paper)},
     {"source/testbed", ICSIM_P_STRING, 0, 0, 0, "", "spec", "the real test bed it models", NULL, F(source_testbed)},
-    {"stack", ICSIM_P_STRING, 0, 0, 0, NULL, "spec", "network stack model (see stacks/README.md)", NULL, F(stack)},
-    {"compose", ICSIM_P_STRING, 0, 0, 0, "", "spec", "stack composed over the network stack (e.g. numa)", NULL,
-     F(compose)},
     {"nodes/count", ICSIM_P_INT, 0, 1, 65536, NULL, "spec", "number of nodes", NULL, F(nodes)},
     {"nodes/sockets", ICSIM_P_INT, 0, 1, 16, "1", "assumed", "CPU sockets per node", NULL, F(sockets)},
     {"nodes/cores-per-socket", ICSIM_P_INT, 0, 1, 1024, "1", "assumed", "cores per socket", NULL,
      F(cores_per_socket)},
     {"nodes/clock", ICSIM_P_QUANTITY, ICSIM_DIM_FREQUENCY, 1e6, 1e11, NULL, "spec",
      "core clock; turns a stack's instruction counts into time", NULL, F(clock_Hz)},
+    {"nodes/shm-instructions", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1e9, "500", "assumed",
+     "MPI shared-memory channel between two ranks of one node: instructions per message on each side (enqueue a "
+     "cell / dequeue and match it), for network layers that do not describe their own; the data crosses the node's "
+     "memory links",
+     NULL, F(shm_instructions)},
+    {"nodes/poll-instructions", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 1e9, "200", "assumed",
+     "instructions of one MPI_Test, Iprobe or progress poll that finds nothing (a busy-wait loop advances "
+     "simulated time by this much per turn)",
+     NULL, F(poll_instructions)},
     {"nodes/speed", ICSIM_P_QUANTITY, ICSIM_DIM_SPEED, 1e3, 1e15, NULL, "spec",
      "per-core computing speed for work charged in flops", NULL, F(speed_flops)},
     {"nodes/ops-per-cycle", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0.01, 64, "1", "assumed",
@@ -335,6 +341,154 @@ static int check_consistency(struct icsim_platform *pf, const struct icsim_yfile
   return 0;
 }
 
+/* Names of the registered stacks of ROLE, for messages. */
+static void known_stacks(enum icsim_layer_role role, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  for (size_t i = 0; i < icsim_stack_count(); i++)
+    if (icsim_stack_at(i)->role == role)
+      snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", icsim_stack_at(i)->name);
+}
+
+/* Add layer NAME (written at E, or in --set when E is NULL). */
+static int add_layer(struct icsim_platform *pf, const char *name, size_t namelen, const struct icsim_yentry *e,
+                     char *err, size_t errlen)
+{
+  char nm[64], msg[700];
+  snprintf(nm, sizeof nm, "%.*s", (int)(namelen < 63 ? namelen : 63), name);
+  const struct icsim_stack_ops *ops = icsim_stack_find(nm);
+  if (!ops) {
+    char net[256], node[256], calls[256];
+    known_stacks(ICSIM_ROLE_NETWORK, net, sizeof net);
+    known_stacks(ICSIM_ROLE_NODE, node, sizeof node);
+    known_stacks(ICSIM_ROLE_CALLS, calls, sizeof calls);
+    snprintf(msg, sizeof msg, "unknown layer '%s'; network stacks: %s; node layers: %s; call layers: %s", nm, net,
+             node[0] ? node : "none", calls[0] ? calls : "none");
+  } else if (pf->nlayers == ICSIM_MAX_LAYERS) {
+    snprintf(msg, sizeof msg, "more than %d layers", ICSIM_MAX_LAYERS);
+  } else {
+    for (int i = 0; i < pf->nlayers; i++)
+      if (pf->layer[i] == ops) {
+        snprintf(msg, sizeof msg, "layer '%s' is listed twice; list each layer once", nm);
+        goto bad;
+      }
+    pf->layer[pf->nlayers++] = ops;
+    return 0;
+  }
+bad:
+  if (e)
+    snprintf(err, errlen, "%s:%d:%d: %s", pf->path, e->line, e->column, msg);
+  else
+    snprintf(err, errlen, "--set layers: %s", msg);
+  return -1;
+}
+
+/* The platform's `layers` list (or --set layers=a,b,c), checked to hold together: one network
+ * stack, call layers above it, node layers below it, and no layer that reshapes SimGrid's
+ * sharing over a network stack whose transfers SimGrid only replays. */
+static int resolve_layers(struct icsim_platform *pf, const struct icsim_yfile *y, char *const *sets, int nsets,
+                          char *err, size_t errlen)
+{
+  const char *path = pf->path;
+  const struct icsim_yentry *old = icsim_yaml_get(y, "stack");
+  if (!old)
+    old = icsim_yaml_get(y, "compose");
+  if (old) {
+    snprintf(err, errlen,
+             "%s:%d:%d: '%s' is the old form: list the layers from the program down to the hardware instead, "
+             "e.g. 'layers: [generic]' or 'layers: [generic, numa]'",
+             path, old->key_line, old->key_column, old->key);
+    return -1;
+  }
+  const char *setv = NULL;
+  char key[256];
+  const char *value;
+  for (int i = 0; i < nsets; i++)
+    if (split_set(sets[i], key, sizeof key, &value) == 0 && strcmp(key, "layers") == 0)
+      setv = value;
+  const struct icsim_yentry *where = icsim_yaml_get(y, "layers/0");
+  if (setv) {
+    where = NULL;
+    for (const char *s = setv; *s;) {
+      size_t n = strcspn(s, ",");
+      if (n == 0 || add_layer(pf, s, n, NULL, err, errlen)) {
+        if (n == 0)
+          snprintf(err, errlen, "--set layers=%s: write the layer names separated by commas, e.g. generic,numa", setv);
+        return -1;
+      }
+      s += n + (s[n] == ',');
+    }
+  } else {
+    const struct icsim_yentry *bare = icsim_yaml_get(y, "layers");
+    if (bare && !where) {
+      snprintf(err, errlen, "%s:%d:%d: 'layers' must be a list, e.g. 'layers: [generic, numa]'", path, bare->line,
+               bare->column);
+      return -1;
+    }
+    for (int i = 0;; i++) {
+      snprintf(key, sizeof key, "layers/%d", i);
+      const struct icsim_yentry *e = icsim_yaml_get(y, key);
+      if (!e)
+        break;
+      if (add_layer(pf, e->value, strlen(e->value), e, err, errlen))
+        return -1;
+    }
+  }
+  char prefix[600];
+  if (where)
+    snprintf(prefix, sizeof prefix, "%s:%d:%d: layers", path, where->line, where->column);
+  else if (setv)
+    snprintf(prefix, sizeof prefix, "--set layers=%s", setv);
+  else
+    snprintf(prefix, sizeof prefix, "%s", path);
+  if (pf->nlayers == 0) {
+    char net[256];
+    known_stacks(ICSIM_ROLE_NETWORK, net, sizeof net);
+    snprintf(err, errlen, "%s: missing required key 'layers'; add e.g. 'layers: [generic]' (network stacks: %s)",
+             prefix, net);
+    return -1;
+  }
+  pf->network = -1;
+  for (int i = 0; i < pf->nlayers; i++) {
+    const struct icsim_stack_ops *l = pf->layer[i];
+    if (l->role == ICSIM_ROLE_NETWORK) {
+      if (pf->network >= 0) {
+        snprintf(err, errlen, "%s: two network stacks, %s and %s; a machine has one: keep one of them", prefix,
+                 pf->layer[pf->network]->name, l->name);
+        return -1;
+      }
+      pf->network = i;
+    }
+  }
+  if (pf->network < 0) {
+    char net[256];
+    known_stacks(ICSIM_ROLE_NETWORK, net, sizeof net);
+    snprintf(err, errlen, "%s: no network stack among the layers; add one of: %s", prefix, net);
+    return -1;
+  }
+  pf->stack = pf->layer[pf->network];
+  for (int i = 0; i < pf->nlayers; i++) {
+    const struct icsim_stack_ops *l = pf->layer[i];
+    if ((l->role == ICSIM_ROLE_CALLS && i > pf->network) || (l->role == ICSIM_ROLE_NODE && i < pf->network)) {
+      snprintf(err, errlen,
+               "%s: %s is a %s layer and must be listed %s the network stack %s (layers go from the program down "
+               "to the hardware, e.g. [abi, generic, numa])",
+               prefix, l->name, icsim_role_name(l->role), l->role == ICSIM_ROLE_CALLS ? "before" : "after",
+               pf->stack->name);
+      return -1;
+    }
+    if (l->wire_mode == ICSIM_WIRE_SHARING && pf->stack->wire_mode == ICSIM_WIRE_SCHEDULE) {
+      snprintf(err, errlen,
+               "%s: %s decides how SimGrid shares links among transfers, but %s computes each transfer's timing "
+               "itself and SimGrid only replays it: the two cannot hold together. Use %s over a network stack "
+               "whose wire mode is '%s' (see `icsim describe`)",
+               prefix, l->name, pf->stack->name, l->name, icsim_wire_mode_name(ICSIM_WIRE_FACTORS));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const *sets, int nsets, char *err,
                         size_t errlen)
 {
@@ -345,57 +499,22 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
     icsim_platform_free(pf);
     return -1;
   }
-  char msg[512], key[256];
+  char key[256];
   const char *value;
   int rc = -1;
 
-  /* The stack names decide which parameter tables exist, so they are resolved first. */
-  const struct icsim_yentry *se = icsim_yaml_get(&y, "stack");
-  const struct icsim_yentry *ce = icsim_yaml_get(&y, "compose");
-  const char *stack_name = se ? se->value : NULL, *compose_name = ce ? ce->value : NULL;
-  for (int i = 0; i < nsets; i++) {
-    if (split_set(sets[i], key, sizeof key, &value) == 0 && strcmp(key, "stack") == 0)
-      stack_name = value;
-    if (split_set(sets[i], key, sizeof key, &value) == 0 && strcmp(key, "compose") == 0)
-      compose_name = value;
-  }
-  if (!stack_name) {
-    snprintf(err, errlen, "%s: missing required key 'stack'; add e.g. 'stack: generic'", path);
+  /* The layers decide which parameter tables exist, so they are resolved first. */
+  if (resolve_layers(pf, &y, sets, nsets, err, errlen))
     goto out;
-  }
-  pf->stack = icsim_stack_find(stack_name);
-  if (!pf->stack || pf->stack->composes) {
-    char names[256] = "";
-    for (size_t i = 0; i < icsim_stack_count(); i++)
-      if (!icsim_stack_at(i)->composes)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
-                 icsim_stack_at(i)->name);
-    snprintf(msg, sizeof msg, "unknown network stack '%s'; known: %s", stack_name, names);
-    if (se && strcmp(se->value, stack_name) == 0)
-      located(err, errlen, path, se, msg);
-    else
-      snprintf(err, errlen, "--set stack: %s", msg);
-    goto out;
-  }
-  if (compose_name && compose_name[0]) {
-    pf->compose = icsim_stack_find(compose_name);
-    if (!pf->compose || !pf->compose->composes) {
-      snprintf(msg, sizeof msg, "unknown composing stack '%s'", compose_name);
-      if (ce && strcmp(ce->value, compose_name) == 0)
-        located(err, errlen, path, ce, msg);
-      else
-        snprintf(err, errlen, "--set compose: %s", msg);
-      goto out;
-    }
-  }
   icsim_params_add_table(&pf->params, icsim_platform_table, icsim_platform_table_len);
-  icsim_params_add_table(&pf->params, pf->stack->params, pf->stack->nparams);
-  if (pf->compose)
-    icsim_params_add_table(&pf->params, pf->compose->params, pf->compose->nparams);
+  for (int i = 0; i < pf->nlayers; i++)
+    icsim_params_add_table(&pf->params, pf->layer[i]->params, pf->layer[i]->nparams);
 
   for (size_t i = 0; i < y.n; i++) {
     const struct icsim_yentry *e = &y.e[i];
     char where[512], why[400];
+    if (strncmp(e->key, "layers/", 7) == 0)
+      continue; /* resolved above */
     snprintf(where, sizeof where, "%s:%d", path, e->line);
     if (icsim_params_set(&pf->params, e->key, e->value, e->origin, where, e->ref, why, sizeof why)) {
       if (!icsim_params_find(&pf->params, e->key)) {
@@ -412,6 +531,8 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
       snprintf(err, errlen, "--set '%s': write key=value, e.g. --set network/link-bandwidth=1Gbps", sets[i]);
       goto out;
     }
+    if (strcmp(key, "layers") == 0)
+      continue; /* resolved above */
     if (icsim_params_set(&pf->params, key, value, "assumed", "--set", NULL, why, sizeof why)) {
       snprintf(err, errlen, "--set %s: %s", sets[i], why);
       goto out;

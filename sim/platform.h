@@ -24,12 +24,12 @@ struct icsim_platform_params {
   const char *description;
   const char *source_paper;
   const char *source_testbed;
-  const char *stack;   /* network stack name */
-  const char *compose; /* composing stack ("numa") or "" */
   int nodes;
   int sockets;
   int cores_per_socket;
   double clock_Hz;     /* core clock: converts a stack's instruction counts into time */
+  double shm_instructions;
+  double poll_instructions; /* one MPI_Test/Iprobe that finds nothing */ /* default shared-memory channel: instructions per message, each side */
   double speed_flops;  /* per core, for computation charged in flops */
   double ops_per_cycle; /* declared compute phases: operations retired per clock */
   double memory_bw_Bps;   /* one socket's memory controller */
@@ -62,13 +62,16 @@ struct icsim_hop {
 };
 
 #define ICSIM_MAX_HOPS 64
+#define ICSIM_MAX_LAYERS 8
 
 struct icsim_platform {
   char *path;
   struct icsim_params params;
   struct icsim_platform_params p;
-  const struct icsim_stack_ops *stack;   /* network stack */
-  const struct icsim_stack_ops *compose; /* composing stack or NULL */
+  const struct icsim_stack_ops *layer[ICSIM_MAX_LAYERS]; /* from the program down to the hardware */
+  int nlayers;
+  const struct icsim_stack_ops *stack; /* the network layer (one of layer[]) */
+  int network;                         /* its index in layer[] */
   int dims[3];                           /* torus */
   struct icsim_link *links;
   int nlinks;

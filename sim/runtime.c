@@ -43,11 +43,15 @@ struct icsim_runtime *icsim_runtime_create(const char *platform, const char *set
     free(rt);
     return NULL;
   }
-  if (rt->pf.stack->create(&rt->stack_state, &rt->pf.params, &rt->pf, err, errlen) ||
-      (rt->pf.compose && rt->pf.compose->create(&rt->compose_state, &rt->pf.params, &rt->pf, err, errlen))) {
-    icsim_runtime_destroy(rt);
-    return NULL;
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    const struct icsim_stack_ops *l = rt->pf.layer[i];
+    if (l->create(&rt->state[i], &rt->pf.params, &rt->pf, err, errlen)) {
+      icsim_runtime_destroy(rt);
+      return NULL;
+    }
+    rt->has_call_cpu |= l->call_cpu != NULL;
   }
+  rt->transfers = icsim_transfers_new();
   return rt;
 }
 
@@ -103,10 +107,10 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
 {
   if (!rt)
     return;
-  if (rt->stack_state && rt->pf.stack->destroy)
-    rt->pf.stack->destroy(rt->stack_state);
-  if (rt->compose_state && rt->pf.compose->destroy)
-    rt->pf.compose->destroy(rt->compose_state);
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->state[i] && rt->pf.layer[i]->destroy)
+      rt->pf.layer[i]->destroy(rt->state[i]);
+  icsim_transfers_free(rt->transfers);
   icsim_platform_free(&rt->pf);
   free(rt->rank_host);
   free(rt->compute_s);
@@ -115,12 +119,39 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
   free(rt);
 }
 
+/* The default shared-memory channel: a few hundred instructions to enqueue or dequeue a cell. */
+static void default_intra_node(const struct icsim_runtime *rt, double *send_s, double *recv_s)
+{
+  *send_s = *recv_s = rt->pf.p.shm_instructions / rt->pf.p.clock_Hz;
+}
+
+static double host_cpu(struct icsim_runtime *rt, const struct icsim_msg *m, int send)
+{
+  double total = 0;
+  int intra = m->src_node == m->dst_node;
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    const struct icsim_stack_ops *l = rt->pf.layer[i];
+    if (i == rt->pf.network && intra) {
+      double s, r;
+      if (l->intra_node_cpu)
+        l->intra_node_cpu(rt->state[i], m, &s, &r);
+      else
+        default_intra_node(rt, &s, &r);
+      total += send ? s : r;
+      continue;
+    }
+    double (*f)(void *, const struct icsim_msg *) = send ? l->send_cpu : l->recv_cpu;
+    if (f)
+      total += f(rt->state[i], m);
+  }
+  return total;
+}
+
 double icsim_runtime_send_cpu(struct icsim_runtime *rt, const struct icsim_msg *m)
 {
-  double s = rt->pf.stack->send_cpu ? rt->pf.stack->send_cpu(rt->stack_state, m) : 0;
-  if (rt->pf.compose && rt->pf.compose->send_cpu)
-    s += rt->pf.compose->send_cpu(rt->compose_state, m);
+  double s = host_cpu(rt, m, 1);
   rt->messages++;
+  rt->intra_node_messages += m->src_node == m->dst_node;
   rt->payload_bytes += (double)m->bytes;
   rt->send_cpu_s += s;
   return s;
@@ -128,21 +159,69 @@ double icsim_runtime_send_cpu(struct icsim_runtime *rt, const struct icsim_msg *
 
 double icsim_runtime_recv_cpu(struct icsim_runtime *rt, const struct icsim_msg *m)
 {
-  double s = rt->pf.stack->recv_cpu ? rt->pf.stack->recv_cpu(rt->stack_state, m) : 0;
-  if (rt->pf.compose && rt->pf.compose->recv_cpu)
-    s += rt->pf.compose->recv_cpu(rt->compose_state, m);
+  double s = host_cpu(rt, m, 0);
   rt->recv_cpu_s += s;
   return s;
 }
 
-void icsim_runtime_wire(struct icsim_runtime *rt, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function)
 {
+  rt->mpi_calls++;
+  if (!rt->has_call_cpu)
+    return 0;
+  double s = 0;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->pf.layer[i]->call_cpu)
+      s += rt->pf.layer[i]->call_cpu(rt->state[i], mpi_function);
+  rt->call_cpu_s += s;
+  return s;
+}
+
+uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg *m, double now)
+{
+  int sockets = rt->pf.p.sockets;
+  return icsim_transfers_announce(rt->transfers, m, m->src_node * sockets + m->src_socket,
+                                  m->dst_node * sockets + m->dst_socket, now);
+}
+
+void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,
+                        double size, struct icsim_wire_cost *c)
+{
+  const struct icsim_transfer *t =
+      icsim_transfers_start(rt->transfers, src_host, dst_host, size, q->now_s, rt->internal_calls > 0);
+  q->id = t ? t->id : 0;
+  q->msg = t ? &t->msg : NULL;
+  q->kind = t ? t->msg.kind : ICSIM_MSG_P2P;
+  rt->transfers_started++;
+  rt->intra_node_transfers += q->src_node == q->dst_node;
   c->latency_s = q->route_latency_s;
   c->bandwidth_Bps = q->route_bandwidth_Bps;
-  if (rt->pf.stack->wire)
-    rt->pf.stack->wire(rt->stack_state, q, c);
-  if (rt->pf.compose && rt->pf.compose->wire)
-    rt->pf.compose->wire(rt->compose_state, q, c);
+  int intra = q->src_node == q->dst_node;
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    if (i == rt->pf.network && intra)
+      continue; /* inside a node the data crosses the memory links, not the network stack */
+    if (rt->pf.layer[i]->wire)
+      rt->pf.layer[i]->wire(rt->state[i], q, c);
+  }
+}
+
+void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double now)
+{
+  if (id == 0)
+    return;
+  const struct icsim_transfer *t = icsim_transfers_done(rt->transfers, id);
+  if (!t)
+    return;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->pf.layer[i]->transfer_done)
+      rt->pf.layer[i]->transfer_done(rt->state[i], t, now);
+}
+
+void icsim_runtime_internal_enter(struct icsim_runtime *rt) { rt->internal_calls++; }
+void icsim_runtime_internal_leave(struct icsim_runtime *rt)
+{
+  if (rt->internal_calls > 0)
+    rt->internal_calls--;
 }
 
 static void json_counters(FILE *f, const struct icsim_stack_ops *ops, void *state)
@@ -166,16 +245,31 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
     snprintf(err, errlen, "--stats %s: cannot write (%s)", path, strerror(errno));
     return -1;
   }
-  fprintf(f, "{\n  \"platform\": \"%s\",\n  \"stack\": \"%s\",\n  \"simulated_time_s\": %.17g,\n", rt->pf.p.name,
-          rt->pf.stack->name, simulated_s);
+  fprintf(f, "{\n  \"platform\": \"%s\",\n  \"layers\": [", rt->pf.p.name);
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    fprintf(f, "%s\"%s\"", i ? ", " : "", rt->pf.layer[i]->name);
+  fprintf(f, "],\n  \"stack\": \"%s\",\n  \"simulated_time_s\": %.17g,\n", rt->pf.stack->name, simulated_s);
+  struct icsim_transfer_counts tc;
+  icsim_transfers_counts(rt->transfers, &tc);
   fprintf(f,
           "  \"mpi\": {\n    \"messages\": {\"value\": %.17g, \"unit\": \"messages\"},\n"
           "    \"payload_bytes\": {\"value\": %.17g, \"unit\": \"bytes\"},\n"
           "    \"send_cpu\": {\"value\": %.17g, \"unit\": \"s\"},\n"
           "    \"recv_cpu\": {\"value\": %.17g, \"unit\": \"s\"},\n"
+          "    \"call_cpu\": {\"value\": %.17g, \"unit\": \"s\"},\n"
+          "    \"calls\": {\"value\": %.17g, \"unit\": \"calls\"},\n"
+          "    \"intra_node_messages\": {\"value\": %.17g, \"unit\": \"messages\"},\n"
           "    \"transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"intra_node_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"}\n  }",
-          rt->messages, rt->payload_bytes, rt->send_cpu_s, rt->recv_cpu_s, rt->transfers, rt->intra_node_transfers);
+          "    \"intra_node_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"announced_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"completed_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"unmatched_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"unannounced_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"never_started_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"smpi_internal_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"}\n  }",
+          rt->messages, rt->payload_bytes, rt->send_cpu_s, rt->recv_cpu_s, rt->call_cpu_s, rt->mpi_calls,
+          rt->intra_node_messages, rt->transfers_started, rt->intra_node_transfers, tc.announced, tc.done,
+          tc.unannounced + tc.pending, tc.unannounced, tc.pending, tc.internal);
   double csum = 0, cmax = 0;
   for (int r = 0; rt->compute_s && r < rt->nranks; r++) {
     csum += rt->compute_s[r];
@@ -188,9 +282,8 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
           "    \"time_mean\": {\"value\": %.17g, \"unit\": \"s\"},\n"
           "    \"time_max\": {\"value\": %.17g, \"unit\": \"s\"}\n  }",
           rt->phases, rt->phase_ops, rt->phase_bytes, rt->nranks ? csum / rt->nranks : 0, cmax);
-  json_counters(f, rt->pf.stack, rt->stack_state);
-  if (rt->pf.compose)
-    json_counters(f, rt->pf.compose, rt->compose_state);
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    json_counters(f, rt->pf.layer[i], rt->state[i]);
   fprintf(f, "\n}\n");
   if (fclose(f) != 0 || rename(tmp, path) != 0) {
     snprintf(err, errlen, "--stats %s: cannot write (%s)", path, strerror(errno));
@@ -202,59 +295,39 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
 
 int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
 {
-  if (rt->pf.stack->check && rt->pf.stack->check(rt->stack_state, err, errlen))
-    return -1;
-  if (rt->pf.compose && rt->pf.compose->check && rt->pf.compose->check(rt->compose_state, err, errlen))
-    return -1;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->pf.layer[i]->check && rt->pf.layer[i]->check(rt->state[i], err, errlen))
+      return -1;
   return 0;
 }
 
-void icsim_runtime_expect_rma(struct icsim_runtime *rt, enum icsim_msg_kind kind, int src_host, int dst_host,
-                              double bytes)
-{
-  if (rt->nrma == (int)(sizeof rt->rma / sizeof rt->rma[0]))
-    memmove(rt->rma, rt->rma + 1, sizeof rt->rma - sizeof rt->rma[0]); /* forget the oldest */
-  else
-    rt->nrma++;
-  rt->rma[rt->nrma - 1] = (struct icsim_rma_expect){kind, src_host, dst_host, bytes};
-}
-
-enum icsim_msg_kind icsim_runtime_take_kind(struct icsim_runtime *rt, int src_host, int dst_host, double bytes)
-{
-  for (int i = 0; i < rt->nrma; i++)
-    /* SMPI may or may not add its 16-byte envelope to one-sided transfers */
-    if (rt->rma[i].src_host == src_host && rt->rma[i].dst_host == dst_host &&
-        (rt->rma[i].bytes == bytes || rt->rma[i].bytes == bytes + 16)) {
-      enum icsim_msg_kind k = rt->rma[i].kind;
-      memmove(rt->rma + i, rt->rma + i + 1, (size_t)(rt->nrma - i - 1) * sizeof rt->rma[0]);
-      rt->nrma--;
-      return k;
-    }
-  return ICSIM_MSG_P2P;
-}
-
+/* Node layers (listed below the network stack) know the node's channels best: asked first, from
+ * the bottom up; the first non-negative answer wins. */
 double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, double nominal,
                                       int n)
 {
-  double v = -1;
-  if (rt->pf.compose && rt->pf.compose->channel_capacity)
-    v = rt->pf.compose->channel_capacity(rt->compose_state, link, nominal, n);
-  if (v < 0 && rt->pf.stack->channel_capacity)
-    v = rt->pf.stack->channel_capacity(rt->stack_state, link, nominal, n);
-  return v;
+  for (int i = rt->pf.nlayers - 1; i >= 0; i--)
+    if (rt->pf.layer[i]->channel_capacity) {
+      double v = rt->pf.layer[i]->channel_capacity(rt->state[i], link, nominal, n);
+      if (v >= 0)
+        return v;
+    }
+  return -1;
 }
 
 int icsim_runtime_models_channels(const struct icsim_runtime *rt)
 {
-  return (rt->pf.compose && rt->pf.compose->channel_capacity) || rt->pf.stack->channel_capacity;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->pf.layer[i]->channel_capacity)
+      return 1;
+  return 0;
 }
 
 double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link)
 {
   double peak = link->bw_Bps;
-  if (rt->pf.compose && rt->pf.compose->channel_peak)
-    peak = fmax(peak, rt->pf.compose->channel_peak(rt->compose_state, link));
-  if (rt->pf.stack->channel_peak)
-    peak = fmax(peak, rt->pf.stack->channel_peak(rt->stack_state, link));
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->pf.layer[i]->channel_peak)
+      peak = fmax(peak, rt->pf.layer[i]->channel_peak(rt->state[i], link));
   return peak;
 }

@@ -8,22 +8,20 @@
 
 #include "platform.h"
 #include "stack.h"
+#include "transfer.h"
 
 struct icsim_runtime {
   struct icsim_platform pf;
-  void *stack_state;
-  void *compose_state;
+  void *state[ICSIM_MAX_LAYERS]; /* one per pf.layer[] */
   int nranks;
   int host_timing; /* SMPI benchmarks user code: stack CPU charges must pause its timer */
   int *rank_host; /* host (socket) of each world rank, from the placement */
-  struct icsim_rma_expect {
-    enum icsim_msg_kind kind;
-    int src_host, dst_host;
-    double bytes;
-  } rma[64];
-  int nrma;
+  int has_call_cpu; /* some layer costs every MPI call */
+  struct icsim_transfer_table *transfers;
+  int internal_calls; /* ranks now inside an SMPI call that sends its own messages */
   /* counters kept by sim/ itself, whatever the stack */
-  double messages, payload_bytes, send_cpu_s, recv_cpu_s, transfers, intra_node_transfers;
+  double messages, payload_bytes, send_cpu_s, recv_cpu_s, call_cpu_s, transfers_started, intra_node_transfers,
+      intra_node_messages, mpi_calls;
   /* declared compute phases (icsim_phase.h): time charged per rank, phases and their work */
   double *compute_s;
   double phases, phase_ops, phase_bytes;
@@ -45,10 +43,25 @@ int icsim_runtime_init_from_env(char *err, size_t errlen);
 struct icsim_runtime *icsim_runtime_get(void);
 void icsim_runtime_destroy(struct icsim_runtime *rt);
 
-/* Host-side and wire-side costs, network stack first, then the composing stack. */
+/* Host-side costs of message M (announced or not): the network layer's path between nodes, or
+ * its shared-memory channel inside a node, plus every other layer's. */
 double icsim_runtime_send_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
 double icsim_runtime_recv_cpu(struct icsim_runtime *rt, const struct icsim_msg *m);
-void icsim_runtime_wire(struct icsim_runtime *rt, const struct icsim_wire_query *q, struct icsim_wire_cost *c);
+/* CPU seconds of one MPI call in the call layers (0 when none costs calls). */
+double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function);
+
+/* The transfer table: the MPI side announces, the wire side starts and completes. */
+uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg *m, double now);
+/* Wire side: cost of transfer Q (its id and message filled here from the table); C gets the
+ * route's figures, then each layer's. */
+void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,
+                        double size, struct icsim_wire_cost *c);
+/* SimGrid completed transfer ID at NOW: every layer's transfer_done. */
+void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double now);
+/* Brackets around SMPI calls that send their own messages (window fences, communicator
+ * creation): transfers nobody announced meanwhile are SMPI's, not missed messages. */
+void icsim_runtime_internal_enter(struct icsim_runtime *rt);
+void icsim_runtime_internal_leave(struct icsim_runtime *rt);
 
 /* Channel capacity for N sharers from the composing stack, else the network stack; negative
  * when neither models it. */
@@ -62,12 +75,6 @@ double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_l
  * core of world rank RANK: the slower of the core (clock x ops-per-cycle) and its share of the
  * socket's memory bandwidth (split among the ranks placed on that socket), a roofline. */
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes);
-
-/* One-sided operations: the MPI layer announces the transfer it is about to cause so that the
- * wire side, which sees only hosts and sizes, can tell it from a message. */
-void icsim_runtime_expect_rma(struct icsim_runtime *rt, enum icsim_msg_kind kind, int src_host, int dst_host,
-                              double bytes);
-enum icsim_msg_kind icsim_runtime_take_kind(struct icsim_runtime *rt, int src_host, int dst_host, double bytes);
 
 /* Write the counters as JSON to PATH atomically (temporary file, then rename). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,

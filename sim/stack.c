@@ -36,3 +36,24 @@ const struct icsim_stack_ops *icsim_stack_find(const char *name)
 size_t icsim_stack_count(void) { return nregistered; }
 
 const struct icsim_stack_ops *icsim_stack_at(size_t i) { return i < nregistered ? registry[i] : NULL; }
+
+const char *icsim_role_name(enum icsim_layer_role r)
+{
+  switch (r) {
+  case ICSIM_ROLE_CALLS: return "call";
+  case ICSIM_ROLE_NETWORK: return "network";
+  case ICSIM_ROLE_NODE: return "node";
+  }
+  return "?";
+}
+
+const char *icsim_wire_mode_name(enum icsim_wire_mode m)
+{
+  switch (m) {
+  case ICSIM_WIRE_NONE: return "none";
+  case ICSIM_WIRE_FACTORS: return "factors";
+  case ICSIM_WIRE_SCHEDULE: return "schedule";
+  case ICSIM_WIRE_SHARING: return "sharing";
+  }
+  return "?";
+}

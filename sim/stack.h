@@ -1,31 +1,55 @@
-/* The stack contract: what every interconnect stack model gives icsim.
+/* The stack contract (v2): what every layer of a simulated machine gives icsim.
  *
- * A stack is pure C behind one struct of function pointers. sim/ calls it at three places:
- *   - host side, in the rank's own MPI calls: CPU time the software stack spends per send and
- *     per receive (charged as real CPU occupation, so a busy CPU delays the next operation);
- *   - wire side, once per transfer start inside SimGrid: the latency and bandwidth that the
- *     controller, protocol and handshakes make of the platform's route;
- *   - bookkeeping: counters for `--stats`, checked invariants at the end.
+ * A platform lists its layers in order, from the program down to the hardware
+ * (`layers: [abi, generic, numa]`). Each layer is pure C behind one struct of function pointers
+ * and says what it is (its role) and what it does to transfers (its wire mode). sim/ calls it at
+ * these places:
+ *   - host side, in the rank's own MPI calls: CPU time per MPI call (call_cpu), per message
+ *     sent and received between nodes (send_cpu / recv_cpu), and per message between two ranks
+ *     of one node (intra_node_cpu: the MPI's shared-memory channel). Charged as real CPU
+ *     occupation of the rank, so a busy CPU delays its next operation;
+ *   - wire side, once per transfer start inside SimGrid (wire), and once when SimGrid reports
+ *     the transfer complete (transfer_done); the MPI-side message and the wire-side transfer
+ *     are joined by one transfer id;
+ *   - sharing: how a link serves several flows (channel_capacity, channel_peak);
+ *   - bookkeeping: counters for `--stats`, invariants checked at the end.
  * A stack registers itself with ICSIM_REGISTER_STACK; sim/ never names a stack. */
 #ifndef ICSIM_STACK_H
 #define ICSIM_STACK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "params.h"
 
 struct icsim_platform;
 struct icsim_link;
 
+/* What a layer is. A platform has exactly one network layer; call layers sit above it (they
+ * see every MPI call: an ABI adaptor), node layers below it (they see every transfer and shape
+ * the node's channels: memory controllers, socket links, the shared adapter). */
+enum icsim_layer_role { ICSIM_ROLE_CALLS, ICSIM_ROLE_NETWORK, ICSIM_ROLE_NODE };
+
+/* What a layer does to a transfer on the wire, so that sim/ can refuse layers that cannot hold
+ * together (a layer that reshapes SimGrid's sharing is meaningless over one whose transfers
+ * SimGrid only replays). */
+enum icsim_wire_mode {
+  ICSIM_WIRE_NONE,     /* leaves transfers alone */
+  ICSIM_WIRE_FACTORS,  /* rescales each transfer's latency and bandwidth; SimGrid shares links */
+  ICSIM_WIRE_SCHEDULE, /* computes each transfer's whole timing itself, contention included;
+                        * SimGrid replays it as latency and does not share it again */
+  ICSIM_WIRE_SHARING,  /* decides how links serve several flows (non-linear sharing) */
+};
+
 /* What an MPI operation is, for stacks that carry them differently (RapidIO moves one-sided
  * operations as NREAD/NWRITE IO transactions, two-sided ones as messages). */
 enum icsim_msg_kind { ICSIM_MSG_P2P = 0, ICSIM_MSG_PUT, ICSIM_MSG_GET };
 
-/* One MPI point-to-point message, as the MPI layer sees it in the calling rank. */
+/* One MPI message, as the MPI layer sees it in the calling rank. */
 struct icsim_msg {
   enum icsim_msg_kind kind;
-  int src_rank, dst_rank;
+  int src_rank, dst_rank;     /* world ranks; for a get, src is the target that holds the data */
   int src_node, dst_node;     /* node index in the platform */
   int src_socket, dst_socket; /* socket within the node */
   size_t bytes;               /* payload */
@@ -33,8 +57,19 @@ struct icsim_msg {
   int tag;
 };
 
+/* One transfer, from the MPI layer's announcement to SimGrid's completion: ID joins the two. */
+struct icsim_transfer {
+  uint64_t id;
+  struct icsim_msg msg;
+  int src_host, dst_host; /* SimGrid hosts (sockets) the data leaves and reaches */
+  double announced_s, started_s;
+};
+
 /* One transfer as SimGrid is about to start it. */
 struct icsim_wire_query {
+  uint64_t id;           /* the transfer's id; 0 when no MPI message announced it (SMPI's own
+                          * synchronisation, counted in --stats) */
+  const struct icsim_msg *msg; /* the MPI side of it, NULL when id is 0 */
   double now_s;          /* simulated time at which the transfer starts */
   enum icsim_msg_kind kind;
   double bytes;          /* payload bytes of the MPI message */
@@ -65,20 +100,33 @@ struct icsim_stack_ops {
   const char *summary; /* one line for `icsim describe` */
   const struct icsim_param_desc *params;
   size_t nparams;
-  /* A composing stack (numa) wraps the network stack's costs instead of replacing them. */
-  bool composes;
+  enum icsim_layer_role role;
+  enum icsim_wire_mode wire_mode;
 
   /* Build the model from resolved parameters. Returns 0, or -1 with a message in ERR. */
   int (*create)(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
                 size_t errlen);
   void (*destroy)(void *state);
 
-  /* CPU seconds the sending rank spends handing M to the stack (may be 0). */
+  /* CPU seconds the calling rank spends in the layer for one MPI call, whatever it does (the
+   * name is the C binding's, e.g. "MPI_Send"). May be NULL. */
+  double (*call_cpu)(void *state, const char *mpi_function);
+  /* CPU seconds the sending rank spends handing M to the stack (may be 0). For the network
+   * layer, only messages between nodes; node and call layers see every message. */
   double (*send_cpu)(void *state, const struct icsim_msg *m);
-  /* CPU seconds the receiving rank spends taking M out of the stack. */
+  /* CPU seconds the receiving rank spends taking M out of the stack, charged when the rank's
+   * progress engine takes the message (inside whatever MPI call it is in when it lands). */
   double (*recv_cpu)(void *state, const struct icsim_msg *m);
-  /* Latency and bandwidth of one transfer; C holds the previous layer's figures on entry. */
+  /* Network layer: CPU seconds a message between two ranks of one node costs its sender and
+   * its receiver (the MPI's shared-memory channel); the data itself crosses the node's memory
+   * links. NULL: sim/'s default channel (nodes/shm-instructions at the core clock, each side). */
+  void (*intra_node_cpu)(void *state, const struct icsim_msg *m, double *send_s, double *recv_s);
+
+  /* Latency and bandwidth of one transfer; C holds the previous layer's figures on entry.
+   * The network layer sees transfers between nodes only; node layers see all. */
   void (*wire)(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c);
+  /* SimGrid reports transfer T complete at NOW: resources it held are free from now. May be NULL. */
+  void (*transfer_done)(void *state, const struct icsim_transfer *t, double now);
 
   /* Messages up to this many bytes leave without waiting for the receiver (eager); larger
    * ones hold the sender until the receive is matched (rendezvous). NULL: never rendezvous. */
@@ -100,6 +148,10 @@ struct icsim_stack_ops {
   /* End-of-run invariant check: 0 if fine, else -1 with the broken invariant in ERR. May be NULL. */
   int (*check)(void *state, char *err, size_t errlen);
 };
+
+/* Names for messages and `icsim describe`. */
+const char *icsim_role_name(enum icsim_layer_role r);
+const char *icsim_wire_mode_name(enum icsim_wire_mode m);
 
 /* Registry, filled by constructors in each stack's object file. */
 void icsim_stack_register(const struct icsim_stack_ops *ops);

@@ -13,7 +13,7 @@ static void load(const char *topology_lines, int nodes, int sockets, int cores)
   char path[64], text[1024];
   snprintf(path, sizeof path, "/tmp/icsim-plat-%d.yaml", (int)getpid());
   snprintf(text, sizeof text,
-           "name: t\nstack: generic\nnodes:\n  count: %d\n  sockets: %d\n  cores-per-socket: %d\n"
+           "name: t\nlayers: [generic]\nnodes:\n  count: %d\n  sockets: %d\n  cores-per-socket: %d\n"
            "  clock: 1GHz\n  speed: 1Gf\nnetwork:\n  link-bandwidth: 1GBps\n%s",
            nodes, sockets, cores, topology_lines);
   FILE *f = fopen(path, "w");

@@ -9,7 +9,7 @@
 
 static const char *good =
     "name: t\n"
-    "stack: generic\n"
+    "layers: [generic]\n"
     "nodes:\n"
     "  count: 4\n"
     "  clock: 1GHz\n"
@@ -100,9 +100,24 @@ Test(yaml_loader, unknown_topology)
   expect_error("topology: star", "topology: hypercube", ":8:13", "not one of star|full|ring|torus3d|fat-tree2");
 }
 
-Test(yaml_loader, unknown_stack)
+Test(yaml_loader, unknown_layer)
 {
-  expect_error("stack: generic", "stack: myrinet", ":2:8", "unknown network stack 'myrinet'; known: generic");
+  expect_error("layers: [generic]", "layers: [myrinet]", ":2:10", "unknown layer 'myrinet'; network stacks: generic");
+}
+
+Test(yaml_loader, old_stack_key_names_the_new_form)
+{
+  expect_error("layers: [generic]", "stack: generic", ":2:1", "list the layers from the program down to the hardware");
+}
+
+Test(yaml_loader, layers_that_cannot_hold_together)
+{
+  expect_error("layers: [generic]", "layers: [numa]", ":2:10", "no network stack among the layers");
+  expect_error("layers: [generic]", "layers: [numa, generic]", ":2:10", "must be listed after the network stack");
+  expect_error("layers: [generic]", "layers: [generic, rapidio]", ":2:10", "two network stacks");
+  expect_error("layers: [generic]", "layers: [rapidio, numa]", ":2:10", "cannot hold together");
+  expect_error("layers: [generic]", "layers: [generic, generic]", ":2:19", "listed twice");
+  expect_error("layers: [generic]", "layers: generic", ":2:9", "must be a list");
 }
 
 Test(yaml_loader, torus_dims_must_match_node_count)

@@ -35,6 +35,7 @@ void rio_state_free(struct rio_state *s)
   }
   free(s->node);
   free(s->mailbox_free_at);
+  free(s->holds);
 }
 
 bool rio_is_large(const struct rio_params *p, double bytes) { return bytes > p->large_threshold_B; }
@@ -208,6 +209,9 @@ void rio_large_transfer(struct rio_state *s, int src, int dst, double now, doubl
   double done = granted + handshake + chain + rio_doorbell_s(p, s->link_bw_Bps, route_lat_s);
   rx->queue_free_at[q] = done;
   mb[m] = done;
+  t->queue = q;
+  t->mailbox = (size_t)(mb - s->mailbox_free_at) + m;
+  t->done_s = done;
   t->total_s = done - now;
   t->segments = nseg;
   t->messages = nmsg;

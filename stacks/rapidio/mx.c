@@ -117,6 +117,15 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
     s->queue_requests++;
     s->queue_grants++;
     s->deferrals += t.deferred;
+    if (q->id) { /* held until SimGrid reports the transfer complete (rio_transfer_done) */
+      if (s->nholds == s->holds_cap) {
+        s->holds_cap = s->holds_cap ? 2 * s->holds_cap : 16;
+        s->holds = realloc(s->holds, (size_t)s->holds_cap * sizeof *s->holds);
+      }
+      s->holds[s->nholds++] = (struct rio_hold){q->id, q->dst_node, t.queue, t.mailbox, t.done_s};
+    } else {
+      s->queue_releases++; /* nothing to join it to: released at the predicted time */
+    }
   }
   if (t.retries > 0)
     report_hazard(s, q->bytes);
@@ -135,6 +144,28 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
   c->latency_s = fmax(t.total_s - flash, 1e-12);
 }
 
+/* The transfer's last byte is in: its dedicated queue and mailbox are free from now. The model
+ * booked them until its predicted end; a transfer SimGrid stretched (or finished early) moves
+ * the release to the real end, unless a later transfer has booked them meanwhile. */
+static void rio_transfer_done(void *state, const struct icsim_transfer *t, double now)
+{
+  struct rio_state *s = state;
+  for (int i = 0; i < s->nholds; i++) {
+    struct rio_hold *h = &s->holds[i];
+    if (h->id != t->id)
+      continue;
+    double *queue = &s->node[h->dst].queue_free_at[h->queue], *mb = &s->mailbox_free_at[h->mailbox];
+    if (*queue == h->until)
+      *queue = now;
+    if (*mb == h->until)
+      *mb = now;
+    s->late_releases += now > h->until + 1e-9;
+    s->queue_releases++;
+    s->holds[i] = s->holds[--s->nholds];
+    return;
+  }
+}
+
 static double rio_eager_limit(void *state) { return ((struct rio_state *)state)->p.large_threshold_B; }
 
 static size_t rio_counters(void *state, struct icsim_counter *out, size_t max)
@@ -148,6 +179,7 @@ static size_t rio_counters(void *state, struct icsim_counter *out, size_t max)
       {"control_messages", "messages", s->control_messages}, {"doorbells", "doorbells", s->doorbells},
       {"io_transactions", "transactions", s->io_transactions}, {"placement_hazards", "messages", s->hazards},
       {"small_bytes", "bytes", s->bytes_small},          {"large_bytes", "bytes", s->bytes_large},
+      {"queue_releases", "queues", s->queue_releases},   {"late_queue_releases", "queues", s->late_releases},
   };
   size_t n = sizeof c / sizeof c[0];
   for (size_t i = 0; i < n && i < max; i++)
@@ -160,6 +192,11 @@ static int rio_check(void *state, char *err, size_t errlen)
   struct rio_state *s = state;
   if (s->queue_grants != s->queue_requests) {
     snprintf(err, errlen, "rapidio: %.0f dedicated-queue requests but %.0f grants", s->queue_requests, s->queue_grants);
+    return -1;
+  }
+  if (s->queue_releases != s->queue_grants) {
+    snprintf(err, errlen, "rapidio: %.0f dedicated queues granted but %.0f returned (%d still held)", s->queue_grants,
+             s->queue_releases, s->nholds);
     return -1;
   }
   if (s->control_messages != 2 * s->large_msgs) {
@@ -175,12 +212,14 @@ const struct icsim_stack_ops rapidio_stack = {
     .summary = "1890VM6Ya RapidIO controller, control level (mailboxes, queues) and MX/MPICH",
     .params = rio_params_table,
     .nparams = RIO_NPARAMS,
-    .composes = false,
+    .role = ICSIM_ROLE_NETWORK,
+    .wire_mode = ICSIM_WIRE_SCHEDULE,
     .create = rio_create,
     .destroy = rio_destroy,
     .send_cpu = rio_send_cpu,
     .recv_cpu = rio_recv_cpu,
     .wire = rio_wire,
+    .transfer_done = rio_transfer_done,
     .eager_limit_bytes = rio_eager_limit,
     .counters = rio_counters,
     .check = rio_check,

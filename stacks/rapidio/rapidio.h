@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "stack.h"
 
@@ -67,6 +68,18 @@ struct rio_timing {
                         * or a buffer, the final doorbell) is latency */
   double segments, retries, messages, control_messages, doorbells, io_transactions;
   int deferred;        /* 1 if it waited for a dedicated queue or mailbox */
+  int queue;           /* large data: the dedicated queue granted at the receiver */
+  size_t mailbox;      /* large data: index of the (mailbox, letter) in mailbox_free_at */
+  double done_s;       /* large data: when the model predicts the queue and mailbox free again */
+};
+
+/* A dedicated queue and mailbox held by a large transfer until SimGrid reports it complete. */
+struct rio_hold {
+  uint64_t id;
+  int dst;
+  int queue;
+  size_t mailbox;
+  double until; /* the predicted release, as written into the free-at tables */
 };
 
 /* Per-node bookkeeping of the control level: when each queue, mailbox and common-queue slot is
@@ -93,8 +106,10 @@ struct rio_state {
   /* counters */
   double small_msgs, large_msgs, segments, retries, rio_messages, bounce_copies, zero_copy, deferrals,
       control_messages, doorbells, io_transactions, hazards, queue_grants, queue_requests;
-  double bytes_small, bytes_large;
+  double bytes_small, bytes_large, queue_releases, late_releases;
   int hazard_reported;
+  struct rio_hold *holds;
+  int nholds, holds_cap;
 };
 
 /* controller.c: pure timing of the logical layer */

@@ -1,0 +1,659 @@
+/* The progress engine: a rank takes its messages whenever it is inside any MPI call, as a real
+ * MPI's progress engine does, not when the application happens to wait for them.
+ *
+ * Every receive is posted to SMPI as a persistent request (PMPI_Recv_init + PMPI_Start), so the
+ * engine may complete it from any wait or test call without freeing the handle the application
+ * holds: SMPI only marks a completed persistent request inactive. The engine keeps the status and
+ * charges the stack's receive CPU at that moment (the rank is inside MPI, its CPU takes the
+ * message); the application's own completion call later returns the kept status and frees the
+ * request if the application did not ask for a persistent one. Blocking calls wait on their own
+ * requests and on every receive the rank has in flight, so arrivals meanwhile are taken as they
+ * land: one MPI_Waitall over sends and receives, or one for the sends and one for the receives,
+ * take the same simulated time.
+ *
+ * Requests the engine does not own (sends, SMPI's own) complete through PMPI as usual. Tests use
+ * PMPI_Test* with SMPI's injected test delay switched off (icsim run sets smpi/test:0); a test
+ * that finds nothing costs the platform's poll instructions instead. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layer.h"
+
+enum entry_kind { RECV, PSEND };
+
+struct entry {
+  MPI_Request req;
+  enum entry_kind kind;
+  int owner;           /* world rank */
+  int user_persistent; /* the application made it with *_init: it stays after completion */
+  int active;          /* started and not yet taken by the engine */
+  int done;            /* taken by the engine, status kept for the application */
+  int free_on_done;    /* the application freed it while active */
+  MPI_Status st;
+  /* what the stacks need: the receive's buffer and communicator; a persistent send's arguments */
+  const void *buf;
+  int count, peer, tag;
+  MPI_Datatype type;
+  MPI_Comm comm;
+  struct entry *hnext;         /* hash chain */
+  struct entry *anext, *aprev; /* the owner's active receives, in posting order */
+};
+
+#define BUCKETS 8192
+static struct entry *table[BUCKETS];
+static struct entry **active_head, **active_tail; /* per world rank */
+static int nranks_alloc;
+
+static size_t bucket(MPI_Request r) { return ((uintptr_t)r >> 4) % BUCKETS; }
+
+static struct entry *find(MPI_Request r)
+{
+  if (r == MPI_REQUEST_NULL)
+    return NULL;
+  for (struct entry *e = table[bucket(r)]; e; e = e->hnext)
+    if (e->req == r)
+      return e;
+  return NULL;
+}
+
+int icsim_engine_is_ours(MPI_Request req) { return find(req) != NULL; }
+
+static void ensure_ranks(int rank)
+{
+  if (rank < nranks_alloc)
+    return;
+  int n = rank + 1 > 64 ? 2 * (rank + 1) : 64;
+  active_head = realloc(active_head, (size_t)n * sizeof *active_head);
+  active_tail = realloc(active_tail, (size_t)n * sizeof *active_tail);
+  for (int i = nranks_alloc; i < n; i++)
+    active_head[i] = active_tail[i] = NULL;
+  nranks_alloc = n;
+}
+
+static struct entry *add_entry(MPI_Request r, enum entry_kind kind, int owner)
+{
+  struct entry *e = calloc(1, sizeof *e);
+  e->req = r;
+  e->kind = kind;
+  e->owner = owner;
+  size_t b = bucket(r);
+  e->hnext = table[b];
+  table[b] = e;
+  return e;
+}
+
+/* Unlink E and free its SMPI request and itself. The bucket comes from the request's handle,
+ * so unlink before PMPI_Request_free nulls it. */
+static void remove_entry(struct entry *e)
+{
+  for (struct entry **pp = &table[bucket(e->req)]; *pp; pp = &(*pp)->hnext)
+    if (*pp == e) {
+      *pp = e->hnext;
+      break;
+    }
+  if (e->req != MPI_REQUEST_NULL)
+    PMPI_Request_free(&e->req);
+  free(e);
+}
+
+static void activate(struct entry *e)
+{
+  ensure_ranks(e->owner);
+  e->active = 1;
+  e->done = 0;
+  e->aprev = active_tail[e->owner];
+  e->anext = NULL;
+  if (e->aprev)
+    e->aprev->anext = e;
+  else
+    active_head[e->owner] = e;
+  active_tail[e->owner] = e;
+}
+
+static void deactivate(struct entry *e)
+{
+  if (e->aprev)
+    e->aprev->anext = e->anext;
+  else
+    active_head[e->owner] = e->anext;
+  if (e->anext)
+    e->anext->aprev = e->aprev;
+  else
+    active_tail[e->owner] = e->aprev;
+  e->anext = e->aprev = NULL;
+  e->active = 0;
+}
+
+static void empty_status(MPI_Status *st)
+{
+  if (st == MPI_STATUS_IGNORE)
+    return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->count = 0;
+  st->cancelled = 0;
+}
+
+/* The receive of E has landed with status ST: the rank's CPU takes it now. */
+static void take(struct entry *e, const MPI_Status *st)
+{
+  deactivate(e);
+  e->st = *st;
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rt && st->MPI_SOURCE >= 0 && !st->cancelled) {
+    struct icsim_msg m;
+    int src = icsim_world_rank(e->comm, st->MPI_SOURCE);
+    icsim_fill_msg(rt, &m, src, e->owner, (size_t)(st->count > 0 ? st->count : 0), e->buf, st->MPI_TAG);
+    icsim_occupy_cpu(icsim_runtime_recv_cpu(rt, &m));
+  }
+  if (e->free_on_done) {
+    remove_entry(e);
+  } else {
+    e->done = 1;
+  }
+}
+
+void icsim_engine_poll(void)
+{
+  int me = icsim_my_rank();
+  ensure_ranks(me);
+  for (;;) {
+    int n = 0;
+    for (struct entry *e = active_head[me]; e; e = e->anext)
+      n++;
+    if (n == 0)
+      return;
+    MPI_Request *reqs = malloc((size_t)n * sizeof *reqs);
+    struct entry **ents = malloc((size_t)n * sizeof *ents);
+    int *idx = malloc((size_t)n * sizeof *idx);
+    MPI_Status *sts = malloc((size_t)n * sizeof *sts);
+    n = 0;
+    for (struct entry *e = active_head[me]; e; e = e->anext) {
+      ents[n] = e;
+      reqs[n++] = e->req;
+    }
+    int out = 0;
+    PMPI_Testsome(n, reqs, &out, idx, sts);
+    for (int i = 0; out != MPI_UNDEFINED && i < out; i++)
+      take(ents[idx[i]], &sts[i]);
+    free(reqs);
+    free(ents);
+    free(idx);
+    free(sts);
+    if (out == MPI_UNDEFINED || out == 0)
+      return; /* taking messages took time: look again for what landed meanwhile */
+  }
+}
+
+int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req,
+                       int user_persistent)
+{
+  int rc = PMPI_Recv_init(buf, count, type, src, tag, comm, req);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  struct entry *e = add_entry(*req, RECV, icsim_my_rank());
+  e->user_persistent = user_persistent;
+  e->buf = buf;
+  e->comm = comm;
+  if (!user_persistent) {
+    rc = PMPI_Start(req);
+    activate(e);
+  }
+  return rc;
+}
+
+void icsim_engine_track_psend(MPI_Request req, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm)
+{
+  struct entry *e = add_entry(req, PSEND, icsim_my_rank());
+  e->user_persistent = 1;
+  e->buf = buf;
+  e->count = count;
+  e->type = type;
+  e->peer = dest;
+  e->tag = tag;
+  e->comm = comm;
+}
+
+int icsim_engine_start(MPI_Request *req)
+{
+  struct entry *e = find(*req);
+  if (e && e->kind == PSEND)
+    icsim_charge_send(e->buf, e->count, e->type, e->peer, e->tag, e->comm);
+  int rc = PMPI_Start(req);
+  if (e && e->kind == RECV && rc == MPI_SUCCESS)
+    activate(e);
+  return rc;
+}
+
+/* Where one of the application's requests stands. */
+enum standing { GONE, TAKEN, WAITING, PMPI_OWNED };
+
+static enum standing standing_of(MPI_Request r, struct entry **pe)
+{
+  *pe = NULL;
+  if (r == MPI_REQUEST_NULL)
+    return GONE;
+  struct entry *e = find(r);
+  if (!e || e->kind == PSEND)
+    return PMPI_OWNED; /* SMPI tells inactive persistent sends apart itself */
+  *pe = e;
+  if (e->done)
+    return TAKEN;
+  return e->active ? WAITING : GONE; /* an inactive persistent receive counts as null */
+}
+
+/* Hand a taken receive back to the application. */
+static void give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
+{
+  if (st != MPI_STATUS_IGNORE)
+    *st = e->st;
+  e->done = 0;
+  if (!e->user_persistent) {
+    remove_entry(e);
+    *r = MPI_REQUEST_NULL;
+  }
+}
+
+static MPI_Status *status_at(MPI_Status *sts, int i) { return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i]; }
+
+/* Block until something happens to the rank: one of the application's PMPI-owned requests
+ * OTHERS[0..n) (slots SLOTS) completes, or one of the rank's receives lands (taken here).
+ * Returns the slot that completed (its request and status updated in REQS and ST), -1 when a
+ * receive was taken, -2 when nothing is active at all. */
+static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st_out)
+{
+  int me = icsim_my_rank();
+  ensure_ranks(me);
+  int na = 0;
+  for (struct entry *e = active_head[me]; e; e = e->anext)
+    na++;
+  MPI_Request *all = malloc((size_t)(n + na + 1) * sizeof *all);
+  struct entry **ents = malloc((size_t)(na + 1) * sizeof *ents);
+  for (int i = 0; i < n; i++)
+    all[i] = reqs[slots[i]];
+  int k = 0;
+  for (struct entry *e = active_head[me]; e; e = e->anext) {
+    ents[k] = e;
+    all[n + k++] = e->req;
+  }
+  int index;
+  MPI_Status st;
+  PMPI_Waitany(n + na, all, &index, &st);
+  int result;
+  if (index == MPI_UNDEFINED) {
+    result = -2;
+  } else if (index < n) {
+    reqs[slots[index]] = all[index];
+    if (st_out)
+      *st_out = st;
+    result = slots[index];
+  } else {
+    take(ents[index - n], &st);
+    result = -1;
+  }
+  free(all);
+  free(ents);
+  return result;
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
+  if (!icsim_runtime_get())
+    return PMPI_Waitall(n, reqs, statuses);
+  icsim_charge_call("MPI_Waitall");
+  char *finished = calloc((size_t)(n > 0 ? n : 1), 1);
+  int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  for (;;) {
+    icsim_engine_poll();
+    int nothers = 0, waiting = 0;
+    for (int i = 0; i < n; i++) {
+      if (finished[i])
+        continue;
+      struct entry *e;
+      switch (standing_of(reqs[i], &e)) {
+      case GONE: empty_status(status_at(statuses, i)); finished[i] = 1; break;
+      case TAKEN: give_back(&reqs[i], e, status_at(statuses, i)); finished[i] = 1; break;
+      case WAITING: waiting++; break;
+      case PMPI_OWNED: slots[nothers++] = i; break;
+      }
+    }
+    if (nothers == 0 && waiting == 0)
+      break;
+    MPI_Status st;
+    int got = block_once(reqs, slots, nothers, &st);
+    if (got >= 0) {
+      if (statuses != MPI_STATUSES_IGNORE)
+        statuses[got] = st;
+      finished[got] = 1;
+    } else if (got == -2) { /* only inactive requests left */
+      for (int i = 0; i < nothers; i++) {
+        empty_status(status_at(statuses, slots[i]));
+        finished[slots[i]] = 1;
+      }
+      if (waiting == 0)
+        break;
+    }
+  }
+  free(finished);
+  free(slots);
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Waitany(n, reqs, index, status);
+  icsim_charge_call("MPI_Waitany");
+  int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  *index = MPI_UNDEFINED;
+  for (;;) {
+    icsim_engine_poll();
+    int nothers = 0, waiting = 0;
+    for (int i = 0; i < n; i++) {
+      struct entry *e;
+      enum standing s = standing_of(reqs[i], &e);
+      if (s == TAKEN) {
+        give_back(&reqs[i], e, status);
+        *index = i;
+        free(slots);
+        return MPI_SUCCESS;
+      }
+      waiting += s == WAITING;
+      if (s == PMPI_OWNED)
+        slots[nothers++] = i;
+    }
+    if (nothers == 0 && waiting == 0)
+      break;
+    MPI_Status st;
+    int got = block_once(reqs, slots, nothers, &st);
+    if (got >= 0) {
+      if (status != MPI_STATUS_IGNORE)
+        *status = st;
+      *index = got;
+      free(slots);
+      return MPI_SUCCESS;
+    }
+    if (got == -2 && waiting == 0)
+      break;
+  }
+  empty_status(status);
+  free(slots);
+  return MPI_SUCCESS;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Wait(req, status);
+  int index;
+  return MPI_Waitany(1, req, &index, status);
+}
+
+int icsim_engine_wait(MPI_Request *req, MPI_Status *status) { return MPI_Wait(req, status); }
+
+/* Testsome and Waitsome: the taken receives, then what PMPI reports of the others. Returns the
+ * count, or MPI_UNDEFINED when every request is null or inactive. */
+static int some(int n, MPI_Request reqs[], int *indices, MPI_Status statuses[], int *nwaiting)
+{
+  icsim_engine_poll();
+  int out = 0, nothers = 0, live = 0;
+  int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  *nwaiting = 0;
+  for (int i = 0; i < n; i++) {
+    struct entry *e;
+    switch (standing_of(reqs[i], &e)) {
+    case GONE: break;
+    case TAKEN:
+      give_back(&reqs[i], e, status_at(statuses, out));
+      indices[out++] = i;
+      live++;
+      break;
+    case WAITING: (*nwaiting)++; live++; break;
+    case PMPI_OWNED: slots[nothers++] = i; break;
+    }
+  }
+  if (nothers > 0) {
+    MPI_Request *sub = malloc((size_t)nothers * sizeof *sub);
+    int *idx = malloc((size_t)nothers * sizeof *idx);
+    MPI_Status *sts = malloc((size_t)nothers * sizeof *sts);
+    for (int i = 0; i < nothers; i++)
+      sub[i] = reqs[slots[i]];
+    int got = 0;
+    PMPI_Testsome(nothers, sub, &got, idx, sts);
+    if (got != MPI_UNDEFINED) {
+      live += nothers;
+      for (int i = 0; i < got; i++) {
+        indices[out] = slots[idx[i]];
+        if (statuses != MPI_STATUSES_IGNORE)
+          statuses[out] = sts[i];
+        out++;
+      }
+    }
+    for (int i = 0; i < nothers; i++)
+      reqs[slots[i]] = sub[i];
+    free(sub);
+    free(idx);
+    free(sts);
+  }
+  free(slots);
+  return live == 0 ? MPI_UNDEFINED : out;
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+  if (!icsim_runtime_get())
+    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  icsim_charge_call("MPI_Testsome");
+  int waiting;
+  *outcount = some(n, reqs, indices, statuses, &waiting);
+  if (*outcount == 0)
+    icsim_charge_poll();
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+  if (!icsim_runtime_get())
+    return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+  icsim_charge_call("MPI_Waitsome");
+  int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  for (;;) {
+    int waiting;
+    *outcount = some(n, reqs, indices, statuses, &waiting);
+    if (*outcount != 0)
+      break;
+    /* nothing yet: block on everything, then look again */
+    int nothers = 0;
+    for (int i = 0; i < n; i++) {
+      struct entry *e;
+      if (standing_of(reqs[i], &e) == PMPI_OWNED)
+        slots[nothers++] = i;
+    }
+    MPI_Status st;
+    int got = block_once(reqs, slots, nothers, &st);
+    if (got >= 0) {
+      indices[0] = got;
+      if (statuses != MPI_STATUSES_IGNORE)
+        statuses[0] = st;
+      *outcount = 1;
+      break;
+    }
+    if (got == -2 && waiting == 0) {
+      *outcount = MPI_UNDEFINED;
+      break;
+    }
+  }
+  free(slots);
+  return MPI_SUCCESS;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Test(req, flag, status);
+  icsim_charge_call("MPI_Test");
+  icsim_engine_poll();
+  struct entry *e;
+  int rc = MPI_SUCCESS;
+  switch (standing_of(*req, &e)) {
+  case GONE: *flag = 1; empty_status(status); break;
+  case TAKEN: *flag = 1; give_back(req, e, status); break;
+  case WAITING: *flag = 0; break;
+  case PMPI_OWNED: rc = PMPI_Test(req, flag, status); break;
+  }
+  if (!*flag)
+    icsim_charge_poll();
+  return rc;
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Testany(n, reqs, index, flag, status);
+  icsim_charge_call("MPI_Testany");
+  icsim_engine_poll();
+  int waiting = 0, nothers = 0;
+  int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  *flag = 0;
+  *index = MPI_UNDEFINED;
+  for (int i = 0; i < n && !*flag; i++) {
+    struct entry *e;
+    switch (standing_of(reqs[i], &e)) {
+    case GONE: break;
+    case TAKEN: give_back(&reqs[i], e, status); *index = i; *flag = 1; break;
+    case WAITING: waiting++; break;
+    case PMPI_OWNED: slots[nothers++] = i; break;
+    }
+  }
+  if (!*flag && nothers > 0) {
+    MPI_Request *sub = malloc((size_t)nothers * sizeof *sub);
+    for (int i = 0; i < nothers; i++)
+      sub[i] = reqs[slots[i]];
+    int k, f;
+    PMPI_Testany(nothers, sub, &k, &f, status);
+    if (f && k != MPI_UNDEFINED) {
+      reqs[slots[k]] = sub[k];
+      *index = slots[k];
+      *flag = 1;
+    } else if (f && waiting == 0) {
+      *flag = 1; /* every request null or inactive */
+    }
+    free(sub);
+  } else if (!*flag && waiting == 0) {
+    *flag = 1;
+    empty_status(status);
+  }
+  free(slots);
+  if (!*flag)
+    icsim_charge_poll();
+  return MPI_SUCCESS;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+  if (!icsim_runtime_get())
+    return PMPI_Testall(n, reqs, flag, statuses);
+  icsim_charge_call("MPI_Testall");
+  icsim_engine_poll();
+  int nothers = 0;
+  int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  *flag = 1;
+  for (int i = 0; i < n; i++) {
+    struct entry *e;
+    enum standing s = standing_of(reqs[i], &e);
+    if (s == WAITING)
+      *flag = 0;
+    if (s == PMPI_OWNED)
+      slots[nothers++] = i;
+  }
+  /* Testall completes all or nothing: the PMPI-owned ones are asked only when every receive is in */
+  if (*flag && nothers > 0) {
+    MPI_Request *sub = malloc((size_t)nothers * sizeof *sub);
+    MPI_Status *sts = malloc((size_t)nothers * sizeof *sts);
+    for (int i = 0; i < nothers; i++)
+      sub[i] = reqs[slots[i]];
+    PMPI_Testall(nothers, sub, flag, sts);
+    if (*flag)
+      for (int i = 0; i < nothers; i++) {
+        reqs[slots[i]] = sub[i];
+        if (statuses != MPI_STATUSES_IGNORE)
+          statuses[slots[i]] = sts[i];
+      }
+    free(sub);
+    free(sts);
+  }
+  if (*flag)
+    for (int i = 0; i < n; i++) {
+      struct entry *e;
+      enum standing s = standing_of(reqs[i], &e);
+      if (s == TAKEN)
+        give_back(&reqs[i], e, status_at(statuses, i));
+      else if (s == GONE)
+        empty_status(status_at(statuses, i));
+    }
+  else
+    icsim_charge_poll();
+  free(slots);
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Request_get_status(req, flag, status);
+  icsim_charge_call("MPI_Request_get_status");
+  icsim_engine_poll();
+  struct entry *e;
+  switch (standing_of(req, &e)) {
+  case GONE: *flag = 1; empty_status(status); break;
+  case TAKEN:
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE)
+      *status = e->st;
+    break;
+  case WAITING: *flag = 0; break;
+  case PMPI_OWNED: return PMPI_Request_get_status(req, flag, status);
+  }
+  if (!*flag)
+    icsim_charge_poll();
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *req)
+{
+  struct entry *e = find(*req);
+  if (!e || !icsim_runtime_get())
+    return PMPI_Request_free(req);
+  icsim_charge_call("MPI_Request_free");
+  if (e->active) { /* the receive still lands and costs its CPU; then the engine frees it */
+    e->free_on_done = 1;
+  } else {
+    remove_entry(e);
+  }
+  *req = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request *req)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Start(req);
+  icsim_charge_call("MPI_Start");
+  return icsim_engine_start(req);
+}
+
+int MPI_Startall(int n, MPI_Request reqs[])
+{
+  if (!icsim_runtime_get())
+    return PMPI_Startall(n, reqs);
+  icsim_charge_call("MPI_Startall");
+  for (int i = 0; i < n; i++) {
+    int rc = icsim_engine_start(&reqs[i]);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}

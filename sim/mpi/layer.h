@@ -1,0 +1,44 @@
+/* What the parts of the MPI layer share: who the calling rank is, how a message is described to
+ * the stacks, how CPU time is charged, and the progress engine's entry points.
+ * Globals of the layer are shared by all ranks (SMPI runs them in one process): per-rank state is
+ * indexed by world rank. */
+#ifndef ICSIM_MPI_LAYER_H
+#define ICSIM_MPI_LAYER_H
+
+#include <mpi.h>
+
+#include "runtime.h"
+
+/* World rank of the calling rank (cached per actor). */
+int icsim_my_rank(void);
+/* World rank of rank R of COMM (R < 0 passes through). */
+int icsim_world_rank(MPI_Comm comm, int r);
+/* Bytes of COUNT elements of TYPE. */
+size_t icsim_type_bytes(int count, MPI_Datatype type);
+/* Describe a message from world rank SRC to world rank DST. */
+void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int dst, size_t bytes, const void *buf,
+                    int tag);
+/* Occupy the calling rank's CPU for SECONDS of simulated time. */
+void icsim_occupy_cpu(double seconds);
+/* Cost of the MPI call NAME in the call layers (per-call CPU hook). */
+void icsim_charge_call(const char *name);
+/* Send side of one message: stack CPU, then the announcement that joins it to its transfer. */
+void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+/* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */
+void icsim_charge_poll(void);
+
+/* Progress engine (engine.c). Receives are posted as persistent requests so that the engine can
+ * complete them whenever the rank is inside MPI, charge their CPU then, and keep their status
+ * for the user's own completion call. */
+int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req,
+                       int user_persistent);
+int icsim_engine_is_ours(MPI_Request req);
+int icsim_engine_start(MPI_Request *req);
+/* Persistent sends: the layer charges and announces each Start. */
+void icsim_engine_track_psend(MPI_Request req, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm);
+int icsim_engine_wait(MPI_Request *req, MPI_Status *status);
+/* Take every receive of the calling rank that has landed. */
+void icsim_engine_poll(void);
+
+#endif

@@ -1,0 +1,316 @@
+/* Point-to-point and one-sided entry points of the MPI layer.
+ *
+ * Send side: the call's CPU, the stack's send CPU (charged before the message is handed over: the
+ * stack's work precedes the wire), then the announcement that joins the message to its transfer.
+ * Receive side: receives are the progress engine's (engine.c), which charges them when they land.
+ * Blocking calls are their non-blocking form followed by the engine's wait, so a rank blocked in a
+ * send still takes the messages that land meanwhile. */
+#include <simgrid/engine.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layer.h"
+
+#define ACTIVE() (icsim_runtime_get() != NULL)
+
+/* Every kind of send: the same charge, then SMPI's own call. */
+#define ISEND_LIKE(NAME)                                                                                    \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,          \
+                 MPI_Request *req)                                                                         \
+  {                                                                                                        \
+    if (ACTIVE()) {                                                                                        \
+      icsim_charge_call("MPI_" #NAME);                                                                    \
+      icsim_charge_send(buf, count, type, dest, tag, comm);                                                \
+    }                                                                                                      \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                            \
+  }
+ISEND_LIKE(Isend)
+ISEND_LIKE(Issend)
+ISEND_LIKE(Irsend)
+ISEND_LIKE(Ibsend)
+
+/* Blocking sends: the non-blocking form, then the engine's wait. */
+#define SEND_LIKE(NAME, INAME)                                                                              \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)          \
+  {                                                                                                        \
+    if (!ACTIVE())                                                                                         \
+      return PMPI_##NAME(buf, count, type, dest, tag, comm);                                               \
+    icsim_charge_call("MPI_" #NAME);                                                                      \
+    icsim_charge_send(buf, count, type, dest, tag, comm);                                                  \
+    MPI_Request r;                                                                                         \
+    int rc = PMPI_##INAME(buf, count, type, dest, tag, comm, &r);                                          \
+    return rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, MPI_STATUS_IGNORE);                              \
+  }
+SEND_LIKE(Send, Isend)
+SEND_LIKE(Ssend, Issend)
+SEND_LIKE(Rsend, Irsend)
+SEND_LIKE(Bsend, Ibsend)
+
+/* Persistent sends: charged and announced at each MPI_Start (engine.c). */
+#define SEND_INIT_LIKE(NAME)                                                                                \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,          \
+                 MPI_Request *req)                                                                         \
+  {                                                                                                        \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                          \
+    if (rc == MPI_SUCCESS && ACTIVE()) {                                                                   \
+      icsim_charge_call("MPI_" #NAME);                                                                    \
+      icsim_engine_track_psend(*req, buf, count, type, dest, tag, comm);                                   \
+    }                                                                                                      \
+    return rc;                                                                                             \
+  }
+SEND_INIT_LIKE(Send_init)
+SEND_INIT_LIKE(Ssend_init)
+SEND_INIT_LIKE(Rsend_init)
+SEND_INIT_LIKE(Bsend_init)
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{
+  if (!ACTIVE())
+    return PMPI_Irecv(buf, count, type, src, tag, comm, req);
+  icsim_charge_call("MPI_Irecv");
+  return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+{
+  if (!ACTIVE())
+    return PMPI_Recv_init(buf, count, type, src, tag, comm, req);
+  icsim_charge_call("MPI_Recv_init");
+  return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 1);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+  if (!ACTIVE())
+    return PMPI_Recv(buf, count, type, src, tag, comm, status);
+  icsim_charge_call("MPI_Recv");
+  MPI_Request r;
+  int rc = icsim_engine_irecv(buf, count, type, src, tag, comm, &r, 0);
+  return rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, status);
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+  if (!ACTIVE())
+    return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
+  icsim_charge_call("MPI_Sendrecv");
+  MPI_Request r[2];
+  MPI_Status st[2];
+  int rc = icsim_engine_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0], 0);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  icsim_charge_send(sbuf, scount, stype, dest, stag, comm);
+  rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &r[1]);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = MPI_Waitall(2, r, st);
+  if (status != MPI_STATUS_IGNORE)
+    *status = st[0];
+  return rc;
+}
+
+/* The outgoing data is packed first, so the receive may land in the same buffer. */
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+  if (!ACTIVE())
+    return PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
+  int size = 0, pos = 0;
+  PMPI_Pack_size(count, type, comm, &size);
+  char *packed = malloc(size > 0 ? (size_t)size : 1);
+  PMPI_Pack(buf, count, type, packed, size, &pos, comm);
+  int rc = MPI_Sendrecv(packed, pos, MPI_PACKED, dest, stag, buf, count, type, src, rtag, comm, status);
+  free(packed);
+  return rc;
+}
+
+/* Probes move no data: the engine takes what has landed, then SMPI answers. */
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+  if (ACTIVE()) {
+    icsim_charge_call("MPI_Probe");
+    icsim_engine_poll();
+  }
+  return PMPI_Probe(src, tag, comm, status);
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+  if (ACTIVE()) {
+    icsim_charge_call("MPI_Iprobe");
+    icsim_engine_poll();
+  }
+  return PMPI_Iprobe(src, tag, comm, flag, status);
+}
+
+/* One-sided operations: the origin's CPU issues them; the transfer is announced in the direction
+ * the data flows (a get flows from the target). SMPI copies locally when the target is the
+ * origin itself: nothing reaches the network then. */
+static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int target, MPI_Win win)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt || target == MPI_PROC_NULL)
+    return;
+  MPI_Group g, wg;
+  int world = MPI_UNDEFINED;
+  PMPI_Win_get_group(win, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_translate_ranks(g, 1, &target, wg, &world);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  int me = icsim_my_rank();
+  struct icsim_msg m;
+  if (kind == ICSIM_MSG_GET)
+    icsim_fill_msg(rt, &m, world, me, bytes, buf, 0);
+  else
+    icsim_fill_msg(rt, &m, me, world, bytes, buf, 0);
+  m.kind = kind;
+  icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
+  if (world != me)
+    icsim_runtime_announce(rt, &m, simgrid_get_clock());
+}
+
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+            MPI_Datatype ttype, MPI_Win win)
+{
+  icsim_charge_call("MPI_Put");
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+            MPI_Win win)
+{
+  icsim_charge_call("MPI_Get");
+  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win);
+  return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+                   MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+  icsim_charge_call("MPI_Accumulate");
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
+}
+
+int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+             MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+  icsim_charge_call("MPI_Rput");
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+}
+
+int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+             MPI_Win win, MPI_Request *req)
+{
+  icsim_charge_call("MPI_Rget");
+  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win);
+  return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+}
+
+int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+                    MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+  icsim_charge_call("MPI_Raccumulate");
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  return PMPI_Raccumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req);
+}
+
+/* Read-modify-write operations fetch the old value and send the new one: both directions. */
+int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf, int rcount, MPI_Datatype rtype,
+                       int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+  icsim_charge_call("MPI_Get_accumulate");
+  rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win);
+  if (op != MPI_NO_OP)
+    rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win);
+}
+
+int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Op op,
+                     MPI_Win win)
+{
+  return MPI_Get_accumulate(obuf, 1, type, rbuf, 1, type, target, tdisp, 1, type, op, win);
+}
+
+/* SMPI's window synchronisation and communicator creation send their own messages (barriers,
+ * gathers of colours): bracketed so that --stats counts those transfers as SMPI's own. */
+static void internal_enter(const char *name)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt)
+    return;
+  icsim_charge_call(name);
+  icsim_engine_poll();
+  icsim_runtime_internal_enter(rt);
+}
+
+static int internal_leave(int rc)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rt)
+    icsim_runtime_internal_leave(rt);
+  return rc;
+}
+
+#define INTERNAL(NAME, PARAMS, ARGS)                                                                        \
+  int MPI_##NAME PARAMS                                                                                    \
+  {                                                                                                        \
+    internal_enter("MPI_" #NAME);                                                                         \
+    return internal_leave(PMPI_##NAME ARGS);                                                               \
+  }
+INTERNAL(Win_fence, (int assert, MPI_Win win), (assert, win))
+INTERNAL(Win_create, (void *base, MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, MPI_Win *win),
+         (base, size, disp, info, comm, win))
+INTERNAL(Win_allocate, (MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win),
+         (size, disp, info, comm, base, win))
+INTERNAL(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (info, comm, win))
+INTERNAL(Win_free, (MPI_Win * win), (win))
+INTERNAL(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
+INTERNAL(Win_complete, (MPI_Win win), (win))
+INTERNAL(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
+INTERNAL(Win_wait, (MPI_Win win), (win))
+INTERNAL(Win_lock, (int type, int rank, int assert, MPI_Win win), (type, rank, assert, win))
+INTERNAL(Win_unlock, (int rank, MPI_Win win), (rank, win))
+INTERNAL(Win_lock_all, (int assert, MPI_Win win), (assert, win))
+INTERNAL(Win_unlock_all, (MPI_Win win), (win))
+INTERNAL(Win_flush, (int rank, MPI_Win win), (rank, win))
+INTERNAL(Win_flush_all, (MPI_Win win), (win))
+INTERNAL(Win_flush_local, (int rank, MPI_Win win), (rank, win))
+INTERNAL(Win_flush_local_all, (MPI_Win win), (win))
+INTERNAL(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *out), (comm, color, key, out))
+INTERNAL(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out),
+         (comm, type, key, info, out))
+INTERNAL(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *out), (comm, group, out))
+INTERNAL(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out), (comm, group, tag, out))
+INTERNAL(Cart_create, (MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out),
+         (comm, ndims, dims, periods, reorder, out))
+INTERNAL(Cart_sub, (MPI_Comm comm, const int *remain, MPI_Comm *out), (comm, remain, out))
+INTERNAL(Finalize, (void), ())
+
+/* SMPI 3.32 does not implement intercommunicators; say so instead of SMPI's generic abort. */
+static int unsupported(const char *call)
+{
+  fprintf(stderr,
+          "icsim: %s: intercommunicators are not supported (SimGrid's SMPI 3.32 does not implement "
+          "MPI_Intercomm_create or MPI_Intercomm_merge), so this program cannot run under icsim\n",
+          call);
+  PMPI_Abort(MPI_COMM_WORLD, 3);
+  return MPI_ERR_OTHER;
+}
+
+int MPI_Intercomm_create(MPI_Comm local, int lleader, MPI_Comm peer, int rleader, int tag, MPI_Comm *out)
+{
+  (void)local, (void)lleader, (void)peer, (void)rleader, (void)tag, (void)out;
+  return unsupported("MPI_Intercomm_create");
+}
+
+int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *out)
+{
+  (void)comm, (void)high, (void)out;
+  return unsupported("MPI_Intercomm_merge");
+}

@@ -1,0 +1,153 @@
+/* The transfer table (see transfer.h). Two hash tables: announcements waiting for their
+ * transfer, keyed by (source host, destination host, payload) with FIFO order inside a key, and
+ * transfers in flight keyed by id. */
+#include "transfer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 4096
+
+struct node {
+  struct icsim_transfer t;
+  struct node *next;
+};
+
+struct icsim_transfer_table {
+  struct node *waiting[NBUCKETS]; /* per bucket, oldest first */
+  struct node *flying[NBUCKETS];
+  struct node *spare;             /* freed nodes, reused: records come and go by the million */
+  struct node *last_done;
+  uint64_t next_id;
+  struct icsim_transfer_counts c;
+};
+
+static size_t key_bucket(int src, int dst, double bytes)
+{
+  uint64_t h = (uint64_t)(unsigned)src * 0x9E3779B97F4A7C15ull ^ (uint64_t)(unsigned)dst * 0xC2B2AE3D27D4EB4Full ^
+               (uint64_t)bytes * 0x165667B19E3779F9ull;
+  return (size_t)((h ^ (h >> 29)) % NBUCKETS);
+}
+
+static size_t id_bucket(uint64_t id) { return (size_t)(id % NBUCKETS); }
+
+struct icsim_transfer_table *icsim_transfers_new(void) { return calloc(1, sizeof(struct icsim_transfer_table)); }
+
+static void free_list(struct node *n)
+{
+  while (n) {
+    struct node *next = n->next;
+    free(n);
+    n = next;
+  }
+}
+
+void icsim_transfers_free(struct icsim_transfer_table *t)
+{
+  if (!t)
+    return;
+  for (size_t i = 0; i < NBUCKETS; i++) {
+    free_list(t->waiting[i]);
+    free_list(t->flying[i]);
+  }
+  free_list(t->spare);
+  free(t->last_done);
+  free(t);
+}
+
+static struct node *new_node(struct icsim_transfer_table *t)
+{
+  struct node *n = t->spare;
+  if (n)
+    t->spare = n->next;
+  else
+    n = malloc(sizeof *n);
+  memset(n, 0, sizeof *n);
+  return n;
+}
+
+uint64_t icsim_transfers_announce(struct icsim_transfer_table *t, const struct icsim_msg *m, int src_host,
+                                  int dst_host, double now)
+{
+  struct node *n = new_node(t);
+  n->t.id = ++t->next_id;
+  n->t.msg = *m;
+  n->t.src_host = src_host;
+  n->t.dst_host = dst_host;
+  n->t.announced_s = now;
+  struct node **pp = &t->waiting[key_bucket(src_host, dst_host, (double)m->bytes)];
+  while (*pp)
+    pp = &(*pp)->next;
+  *pp = n;
+  t->c.announced++;
+  t->c.pending++;
+  return n->t.id;
+}
+
+/* Take the oldest announcement of exactly this key, or NULL. */
+static struct node *take(struct icsim_transfer_table *t, int src, int dst, double bytes)
+{
+  if (bytes < 0)
+    return NULL;
+  for (struct node **pp = &t->waiting[key_bucket(src, dst, bytes)]; *pp; pp = &(*pp)->next) {
+    struct node *n = *pp;
+    if (n->t.src_host == src && n->t.dst_host == dst && (double)n->t.msg.bytes == bytes) {
+      *pp = n->next;
+      return n;
+    }
+  }
+  return NULL;
+}
+
+/* SMPI hands the network model the payload plus a 16-byte envelope for messages; one-sided
+ * transfers may come without it. */
+#define SMPI_ENVELOPE_B 16
+
+const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *t, int src_host, int dst_host,
+                                                   double size, double now, int internal)
+{
+  struct node *n = take(t, src_host, dst_host, size - SMPI_ENVELOPE_B);
+  if (!n)
+    n = take(t, src_host, dst_host, size);
+  if (!n) {
+    if (internal)
+      t->c.internal++;
+    else
+      t->c.unannounced++;
+    if (getenv("ICSIM_DEBUG_TRANSFERS"))
+      fprintf(stderr, "icsim: transfer nobody announced: host %d -> %d, %.0f bytes at %.9f s%s\n", src_host, dst_host,
+              size, now, internal ? " (inside an SMPI call)" : "");
+    return NULL;
+  }
+  n->t.started_s = now;
+  size_t b = id_bucket(n->t.id);
+  n->next = t->flying[b];
+  t->flying[b] = n;
+  t->c.pending--;
+  t->c.started++;
+  t->c.open++;
+  return &n->t;
+}
+
+const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id)
+{
+  for (struct node **pp = &t->flying[id_bucket(id)]; *pp; pp = &(*pp)->next) {
+    struct node *n = *pp;
+    if (n->t.id == id) {
+      *pp = n->next;
+      /* keep the record alive until the next call, so the caller can hand it to the layers */
+      if (t->last_done) {
+        t->last_done->next = t->spare;
+        t->spare = t->last_done;
+      }
+      t->last_done = n;
+      t->c.open--;
+      t->c.done++;
+      return &n->t;
+    }
+  }
+  return NULL;
+}
+
+void icsim_transfers_counts(const struct icsim_transfer_table *t, struct icsim_transfer_counts *c) { *c = t->c; }

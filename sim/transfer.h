@@ -1,0 +1,44 @@
+/* The transfer table: one id joins an MPI-side message and the transfer SimGrid makes of it.
+ *
+ * The MPI layer announces each message right before it hands it to SMPI (sender side; for a
+ * one-sided get, the origin announces the transfer from the target). SimGrid's network model
+ * sees only the two hosts and the size when the transfer starts, so the wire side takes the
+ * oldest announcement with the same hosts and payload size: transfers between one pair of hosts
+ * with the same size are alike for every model, and within a pair they start in announcement
+ * order unless a receiver matches them out of order (then only their ids swap). SimGrid's
+ * completion signal ends the record. Counted for --stats: announcements never started, transfers
+ * nobody announced (while a rank is inside an SMPI call that sends its own synchronisation
+ * messages, such a transfer is SMPI's: counted apart as internal), records still open at the end. */
+#ifndef ICSIM_TRANSFER_H
+#define ICSIM_TRANSFER_H
+
+#include <stdint.h>
+
+#include "stack.h"
+
+struct icsim_transfer_table;
+
+struct icsim_transfer_table *icsim_transfers_new(void);
+void icsim_transfers_free(struct icsim_transfer_table *t);
+
+/* MPI side: record message M moving from host SRC to host DST; returns its id (>= 1). */
+uint64_t icsim_transfers_announce(struct icsim_transfer_table *t, const struct icsim_msg *m, int src_host,
+                                  int dst_host, double now);
+/* Wire side: the transfer of PAYLOAD bytes from SRC to DST starts at NOW. Returns its record,
+ * or NULL when nobody announced it (counted; INTERNAL says an SMPI call with its own messages
+ * was under way). */
+const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *t, int src_host, int dst_host,
+                                                   double payload, double now, int internal);
+/* SimGrid completed transfer ID; returns the record (valid until the next call) or NULL. */
+const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id);
+
+struct icsim_transfer_counts {
+  double announced, started, done;
+  double unannounced; /* wire transfers no MPI message announced, outside SMPI's internal calls */
+  double internal;    /* wire transfers of SMPI's own synchronisation (window fences, communicator creation) */
+  double pending;     /* announced, never started (at the time of asking) */
+  double open;        /* started, not reported complete */
+};
+void icsim_transfers_counts(const struct icsim_transfer_table *t, struct icsim_transfer_counts *c);
+
+#endif
