@@ -1,0 +1,487 @@
+/* Fortran entry points of the MPI layer (gfortran naming: mpi_send_).
+ *
+ * Why: SMPI's own Fortran bindings (inside libsimgrid) call libsimgrid's MPI_* directly, so a
+ * Fortran program never reaches the layer's C wrappers and its messages pay no stack CPU cost.
+ * SMPI dlopens the program with RTLD_DEEPBIND and the program is linked against this library
+ * before libsimgrid, so the definitions below win over libsimgrid's for the program.
+ *
+ * Each one converts Fortran handles with the public C API (MPI_*_f2c / MPI_*_c2f) and calls the
+ * public C name MPI_*, whichever definition that resolves to (the layer's wrapper when it has
+ * one, SMPI's otherwise): no knowledge of the layer's internals lives here.
+ *
+ * Covered: every call through which a message is sent, received or completed, the blocking
+ * collectives, one-sided put/get/accumulate, and the calls that create or free communicators
+ * (the layer may keep per-communicator state). Everything else stays SMPI's binding.
+ *
+ * Facts about SMPI 3.32 this relies on (checked against its headers and f77 bindings):
+ * - A Fortran handle is an index into one global table; MPI_*_f2c(-1) is the null handle and
+ *   MPI_*_c2f(null) is -1 (MPI_FORTRAN_REQUEST_NULL, MPI_COMM_NULL in mpif.h).
+ * - MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are `external` names in
+ *   mpif.h / mpi.mod: the program passes the address of libsimgrid's int variables
+ *   mpi_in_place_, mpi_bottom_, mpi_status_ignore_, mpi_statuses_ignore_.
+ * - A Fortran status, INTEGER(MPI_STATUS_SIZE) with MPI_STATUS_SIZE = 5, is the C MPI_Status
+ *   (five ints: MPI_SOURCE, MPI_TAG, MPI_ERROR at Fortran indices 1, 2, 3, then count and
+ *   cancelled), so status arrays are passed through as they are (checked below at compile time).
+ * - Indices returned by waitany/testany/waitsome/testsome are 1-based in Fortran.
+ * - When a nonblocking request completes MPI frees it and nulls the C handle; its Fortran
+ *   handle must become MPI_FORTRAN_REQUEST_NULL and its table entry be dropped (f2c.cpp).
+ *   A persistent request stays allocated (inactive) and keeps its handle. */
+#include <mpi.h>
+#include <stdlib.h>
+
+_Static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(int), "Fortran status must be the C MPI_Status");
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "default INTEGER handles");
+
+/* Defined by libsimgrid (the addresses Fortran passes for its special constants). */
+extern int mpi_in_place_, mpi_bottom_, mpi_status_ignore_, mpi_statuses_ignore_;
+
+/* f2c.cpp: drop a Fortran handle from SMPI's table. */
+void icsim_f2c_free(int id);
+
+/* Also answer to the double-underscore names (gfortran -fsecond-underscore, f2c convention);
+ * smpiff compiles with -fno-second-underscore, so these are for programs built otherwise. */
+#define ALIAS(name) extern __typeof(name##_) name##__ __attribute__((alias(#name "_")));
+
+/* A Fortran buffer argument: the two special addresses become the C constants. Applied to every
+ * buffer: MPI_BOTTOM is legal for any buffer, MPI_IN_PLACE only where MPI allows it (the C call
+ * checks that). */
+static void *fbuf(void *p)
+{
+  if (p == (void *)&mpi_in_place_)
+    return MPI_IN_PLACE;
+  if (p == (void *)&mpi_bottom_)
+    return MPI_BOTTOM;
+  return p;
+}
+
+static MPI_Status *fstatus(int *s)
+{
+  return s == &mpi_status_ignore_ || s == &mpi_statuses_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)s;
+}
+
+#define TYPE(f) MPI_Type_f2c(*(f))
+#define COMM(f) MPI_Comm_f2c(*(f))
+#define OP(f) MPI_Op_f2c(*(f))
+#define WIN(f) MPI_Win_f2c(*(f))
+
+/* ---- requests ---- */
+
+/* C copies of N Fortran request handles (at least one element, freed by the caller). */
+static MPI_Request *c_requests(int n, const int *f)
+{
+  MPI_Request *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+  for (int i = 0; i < n; i++)
+    c[i] = MPI_Request_f2c(f[i]);
+  return c;
+}
+
+/* After a completion call: a request that MPI nulled is gone, so is its Fortran handle. */
+static void settle(int *f, MPI_Request c)
+{
+  if (c == MPI_REQUEST_NULL && *f != MPI_FORTRAN_REQUEST_NULL) {
+    icsim_f2c_free(*f);
+    *f = MPI_FORTRAN_REQUEST_NULL;
+  }
+}
+
+/* A new request (nonblocking start or persistent init): its Fortran handle, or null on error. */
+static void new_request(int rc, MPI_Request c, int *f)
+{
+  *f = rc == MPI_SUCCESS ? MPI_Request_c2f(c) : MPI_FORTRAN_REQUEST_NULL;
+}
+
+/* ---- point to point ---- */
+
+/* Blocking sends share one signature: mpi_<name>_(buf, count, type, dest, tag, comm, ierr). */
+#define BLOCKING_SEND(lower, Cname)                                                                            \
+  void lower##_(void *buf, int *count, int *type, int *dest, int *tag, int *comm, int *ierr)                   \
+  {                                                                                                            \
+    *ierr = Cname(fbuf(buf), *count, TYPE(type), *dest, *tag, COMM(comm));                                     \
+  }                                                                                                            \
+  ALIAS(lower)
+/* Nonblocking sends and persistent inits: the same plus a request. */
+#define REQUEST_SEND(lower, Cname)                                                                             \
+  void lower##_(void *buf, int *count, int *type, int *dest, int *tag, int *comm, int *req, int *ierr)         \
+  {                                                                                                            \
+    MPI_Request r = MPI_REQUEST_NULL;                                                                          \
+    *ierr = Cname(fbuf(buf), *count, TYPE(type), *dest, *tag, COMM(comm), &r);                                 \
+    new_request(*ierr, r, req);                                                                                \
+  }                                                                                                            \
+  ALIAS(lower)
+
+BLOCKING_SEND(mpi_send, MPI_Send)
+BLOCKING_SEND(mpi_ssend, MPI_Ssend)
+BLOCKING_SEND(mpi_rsend, MPI_Rsend)
+BLOCKING_SEND(mpi_bsend, MPI_Bsend)
+REQUEST_SEND(mpi_isend, MPI_Isend)
+REQUEST_SEND(mpi_issend, MPI_Issend)
+REQUEST_SEND(mpi_irsend, MPI_Irsend)
+REQUEST_SEND(mpi_ibsend, MPI_Ibsend)
+REQUEST_SEND(mpi_send_init, MPI_Send_init)
+REQUEST_SEND(mpi_ssend_init, MPI_Ssend_init)
+REQUEST_SEND(mpi_rsend_init, MPI_Rsend_init)
+REQUEST_SEND(mpi_bsend_init, MPI_Bsend_init)
+/* Receives have the same shape as sends (source for dest); only the buffer is not const. */
+REQUEST_SEND(mpi_irecv, MPI_Irecv)
+REQUEST_SEND(mpi_recv_init, MPI_Recv_init)
+
+void mpi_recv_(void *buf, int *count, int *type, int *src, int *tag, int *comm, int *status, int *ierr)
+{
+  *ierr = MPI_Recv(fbuf(buf), *count, TYPE(type), *src, *tag, COMM(comm), fstatus(status));
+}
+ALIAS(mpi_recv)
+
+void mpi_sendrecv_(void *sbuf, int *scount, int *stype, int *dest, int *stag, void *rbuf, int *rcount, int *rtype,
+                   int *src, int *rtag, int *comm, int *status, int *ierr)
+{
+  *ierr = MPI_Sendrecv(fbuf(sbuf), *scount, TYPE(stype), *dest, *stag, fbuf(rbuf), *rcount, TYPE(rtype), *src, *rtag,
+                       COMM(comm), fstatus(status));
+}
+ALIAS(mpi_sendrecv)
+
+void mpi_sendrecv_replace_(void *buf, int *count, int *type, int *dest, int *stag, int *src, int *rtag, int *comm,
+                           int *status, int *ierr)
+{
+  *ierr = MPI_Sendrecv_replace(fbuf(buf), *count, TYPE(type), *dest, *stag, *src, *rtag, COMM(comm), fstatus(status));
+}
+ALIAS(mpi_sendrecv_replace)
+
+void mpi_probe_(int *src, int *tag, int *comm, int *status, int *ierr)
+{
+  *ierr = MPI_Probe(*src, *tag, COMM(comm), fstatus(status));
+}
+ALIAS(mpi_probe)
+
+void mpi_iprobe_(int *src, int *tag, int *comm, int *flag, int *status, int *ierr)
+{
+  *ierr = MPI_Iprobe(*src, *tag, COMM(comm), flag, fstatus(status));
+}
+ALIAS(mpi_iprobe)
+
+/* ---- starting and completing requests ---- */
+
+void mpi_start_(int *req, int *ierr)
+{
+  MPI_Request r = MPI_Request_f2c(*req);
+  *ierr = MPI_Start(&r);
+}
+ALIAS(mpi_start)
+
+void mpi_startall_(int *n, int *reqs, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Startall(*n, r);
+  free(r);
+}
+ALIAS(mpi_startall)
+
+void mpi_wait_(int *req, int *status, int *ierr)
+{
+  MPI_Request r = MPI_Request_f2c(*req);
+  *ierr = MPI_Wait(&r, fstatus(status));
+  settle(req, r);
+}
+ALIAS(mpi_wait)
+
+void mpi_test_(int *req, int *flag, int *status, int *ierr)
+{
+  MPI_Request r = MPI_Request_f2c(*req);
+  *ierr = MPI_Test(&r, flag, fstatus(status));
+  settle(req, r);
+}
+ALIAS(mpi_test)
+
+void mpi_waitall_(int *n, int *reqs, int *statuses, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Waitall(*n, r, fstatus(statuses));
+  for (int i = 0; i < *n; i++)
+    settle(&reqs[i], r[i]);
+  free(r);
+}
+ALIAS(mpi_waitall)
+
+void mpi_testall_(int *n, int *reqs, int *flag, int *statuses, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Testall(*n, r, flag, fstatus(statuses));
+  for (int i = 0; i < *n; i++)
+    settle(&reqs[i], r[i]);
+  free(r);
+}
+ALIAS(mpi_testall)
+
+void mpi_waitany_(int *n, int *reqs, int *index, int *status, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Waitany(*n, r, index, fstatus(status));
+  if (*index != MPI_UNDEFINED && *index >= 0) {
+    settle(&reqs[*index], r[*index]);
+    ++*index; /* Fortran counts from 1 */
+  }
+  free(r);
+}
+ALIAS(mpi_waitany)
+
+void mpi_testany_(int *n, int *reqs, int *index, int *flag, int *status, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Testany(*n, r, index, flag, fstatus(status));
+  if (*index != MPI_UNDEFINED && *index >= 0) {
+    settle(&reqs[*index], r[*index]);
+    ++*index;
+  }
+  free(r);
+}
+ALIAS(mpi_testany)
+
+/* waitsome/testsome: OUTCOUNT completed, their 0-based positions in INDICES (MPI_UNDEFINED
+ * when no request was active). */
+static void settle_some(int *reqs, const MPI_Request *r, int outcount, int *indices)
+{
+  for (int i = 0; outcount != MPI_UNDEFINED && i < outcount; i++) {
+    settle(&reqs[indices[i]], r[indices[i]]);
+    indices[i]++;
+  }
+}
+
+void mpi_waitsome_(int *n, int *reqs, int *outcount, int *indices, int *statuses, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Waitsome(*n, r, outcount, indices, fstatus(statuses));
+  settle_some(reqs, r, *outcount, indices);
+  free(r);
+}
+ALIAS(mpi_waitsome)
+
+void mpi_testsome_(int *n, int *reqs, int *outcount, int *indices, int *statuses, int *ierr)
+{
+  MPI_Request *r = c_requests(*n, reqs);
+  *ierr = MPI_Testsome(*n, r, outcount, indices, fstatus(statuses));
+  settle_some(reqs, r, *outcount, indices);
+  free(r);
+}
+ALIAS(mpi_testsome)
+
+/* The request is nulled by MPI (the operation, if active, still completes): so is the handle.
+ * (SMPI's own binding leaves the Fortran handle set; MPI says it becomes MPI_REQUEST_NULL.) */
+void mpi_request_free_(int *req, int *ierr)
+{
+  MPI_Request r = MPI_Request_f2c(*req);
+  *ierr = MPI_Request_free(&r);
+  if (*ierr == MPI_SUCCESS)
+    settle(req, r);
+}
+ALIAS(mpi_request_free)
+
+/* Does not free the request, even when complete (MPI 3.1 section 3.7.3). */
+void mpi_request_get_status_(int *req, int *flag, int *status, int *ierr)
+{
+  *ierr = MPI_Request_get_status(MPI_Request_f2c(*req), flag, fstatus(status));
+}
+ALIAS(mpi_request_get_status)
+
+void mpi_cancel_(int *req, int *ierr)
+{
+  MPI_Request r = MPI_Request_f2c(*req);
+  *ierr = MPI_Cancel(&r);
+}
+ALIAS(mpi_cancel)
+
+/* ---- one-sided ---- */
+
+void mpi_put_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint *tdisp, int *tcount, int *ttype, int *win,
+              int *ierr)
+{
+  *ierr = MPI_Put(fbuf(obuf), *ocount, TYPE(otype), *target, *tdisp, *tcount, TYPE(ttype), WIN(win));
+}
+ALIAS(mpi_put)
+
+void mpi_get_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint *tdisp, int *tcount, int *ttype, int *win,
+              int *ierr)
+{
+  *ierr = MPI_Get(fbuf(obuf), *ocount, TYPE(otype), *target, *tdisp, *tcount, TYPE(ttype), WIN(win));
+}
+ALIAS(mpi_get)
+
+void mpi_accumulate_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint *tdisp, int *tcount, int *ttype,
+                     int *op, int *win, int *ierr)
+{
+  *ierr = MPI_Accumulate(fbuf(obuf), *ocount, TYPE(otype), *target, *tdisp, *tcount, TYPE(ttype), OP(op), WIN(win));
+}
+ALIAS(mpi_accumulate)
+
+/* ---- blocking collectives ---- */
+
+void mpi_barrier_(int *comm, int *ierr) { *ierr = MPI_Barrier(COMM(comm)); }
+ALIAS(mpi_barrier)
+
+void mpi_bcast_(void *buf, int *count, int *type, int *root, int *comm, int *ierr)
+{
+  *ierr = MPI_Bcast(fbuf(buf), *count, TYPE(type), *root, COMM(comm));
+}
+ALIAS(mpi_bcast)
+
+void mpi_reduce_(void *sbuf, void *rbuf, int *count, int *type, int *op, int *root, int *comm, int *ierr)
+{
+  *ierr = MPI_Reduce(fbuf(sbuf), fbuf(rbuf), *count, TYPE(type), OP(op), *root, COMM(comm));
+}
+ALIAS(mpi_reduce)
+
+void mpi_allreduce_(void *sbuf, void *rbuf, int *count, int *type, int *op, int *comm, int *ierr)
+{
+  *ierr = MPI_Allreduce(fbuf(sbuf), fbuf(rbuf), *count, TYPE(type), OP(op), COMM(comm));
+}
+ALIAS(mpi_allreduce)
+
+void mpi_reduce_scatter_(void *sbuf, void *rbuf, int *rcounts, int *type, int *op, int *comm, int *ierr)
+{
+  *ierr = MPI_Reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(type), OP(op), COMM(comm));
+}
+ALIAS(mpi_reduce_scatter)
+
+void mpi_reduce_scatter_block_(void *sbuf, void *rbuf, int *rcount, int *type, int *op, int *comm, int *ierr)
+{
+  *ierr = MPI_Reduce_scatter_block(fbuf(sbuf), fbuf(rbuf), *rcount, TYPE(type), OP(op), COMM(comm));
+}
+ALIAS(mpi_reduce_scatter_block)
+
+void mpi_scan_(void *sbuf, void *rbuf, int *count, int *type, int *op, int *comm, int *ierr)
+{
+  *ierr = MPI_Scan(fbuf(sbuf), fbuf(rbuf), *count, TYPE(type), OP(op), COMM(comm));
+}
+ALIAS(mpi_scan)
+
+void mpi_exscan_(void *sbuf, void *rbuf, int *count, int *type, int *op, int *comm, int *ierr)
+{
+  *ierr = MPI_Exscan(fbuf(sbuf), fbuf(rbuf), *count, TYPE(type), OP(op), COMM(comm));
+}
+ALIAS(mpi_exscan)
+
+void mpi_gather_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *root, int *comm,
+                 int *ierr)
+{
+  *ierr = MPI_Gather(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), *root, COMM(comm));
+}
+ALIAS(mpi_gather)
+
+void mpi_gatherv_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcounts, int *displs, int *rtype, int *root,
+                  int *comm, int *ierr)
+{
+  *ierr = MPI_Gatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs, TYPE(rtype), *root, COMM(comm));
+}
+ALIAS(mpi_gatherv)
+
+void mpi_scatter_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *root, int *comm,
+                  int *ierr)
+{
+  *ierr = MPI_Scatter(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), *root, COMM(comm));
+}
+ALIAS(mpi_scatter)
+
+void mpi_scatterv_(void *sbuf, int *scounts, int *displs, int *stype, void *rbuf, int *rcount, int *rtype, int *root,
+                   int *comm, int *ierr)
+{
+  *ierr = MPI_Scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), *root, COMM(comm));
+}
+ALIAS(mpi_scatterv)
+
+void mpi_allgather_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *comm, int *ierr)
+{
+  *ierr = MPI_Allgather(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), COMM(comm));
+}
+ALIAS(mpi_allgather)
+
+void mpi_allgatherv_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcounts, int *displs, int *rtype,
+                     int *comm, int *ierr)
+{
+  *ierr = MPI_Allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs, TYPE(rtype), COMM(comm));
+}
+ALIAS(mpi_allgatherv)
+
+void mpi_alltoall_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *comm, int *ierr)
+{
+  *ierr = MPI_Alltoall(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), COMM(comm));
+}
+ALIAS(mpi_alltoall)
+
+void mpi_alltoallv_(void *sbuf, int *scounts, int *sdispls, int *stype, void *rbuf, int *rcounts, int *rdispls,
+                    int *rtype, int *comm, int *ierr)
+{
+  *ierr = MPI_Alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts, rdispls, TYPE(rtype),
+                        COMM(comm));
+}
+ALIAS(mpi_alltoallv)
+
+/* One type per peer: both arrays converted (send types are ignored, maybe garbage, in place). */
+void mpi_alltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *rbuf, int *rcounts, int *rdispls,
+                    int *rtypes, int *comm, int *ierr)
+{
+  MPI_Comm c = COMM(comm);
+  int n = 0;
+  MPI_Comm_size(c, &n);
+  void *s = fbuf(sbuf);
+  MPI_Datatype *st = calloc((size_t)(n > 0 ? n : 1), sizeof *st), *rt = calloc((size_t)(n > 0 ? n : 1), sizeof *rt);
+  for (int i = 0; i < n; i++) {
+    st[i] = s == MPI_IN_PLACE ? MPI_DATATYPE_NULL : MPI_Type_f2c(stypes[i]);
+    rt[i] = MPI_Type_f2c(rtypes[i]);
+  }
+  *ierr = MPI_Alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c);
+  free(st);
+  free(rt);
+}
+ALIAS(mpi_alltoallw)
+
+/* ---- communicators ---- */
+
+/* A new communicator's Fortran handle (MPI_COMM_NULL, -1, for none, e.g. split with
+ * MPI_UNDEFINED). */
+static void new_comm(int rc, MPI_Comm c, int *f) { *f = rc == MPI_SUCCESS ? MPI_Comm_c2f(c) : -1; }
+
+void mpi_comm_dup_(int *comm, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Comm_dup(COMM(comm), &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_comm_dup)
+
+void mpi_comm_split_(int *comm, int *color, int *key, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Comm_split(COMM(comm), *color, *key, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_comm_split)
+
+void mpi_comm_create_(int *comm, int *group, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Comm_create(COMM(comm), MPI_Group_f2c(*group), &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_comm_create)
+
+/* Freed through the C call (SMPI's binding destroys the object itself, so a layer keeping
+ * per-communicator state would never hear of it); then the handle leaves the table and becomes
+ * MPI_COMM_NULL (-1). Freeing MPI_COMM_WORLD or MPI_COMM_SELF is erroneous: refused here, as
+ * SMPI's C call would destroy MPI_COMM_SELF. */
+static void free_comm(int (*fn)(MPI_Comm *), int *comm, int *ierr)
+{
+  MPI_Comm c = COMM(comm);
+  if (c == MPI_COMM_WORLD || c == MPI_COMM_SELF) {
+    *ierr = MPI_ERR_COMM;
+    return;
+  }
+  *ierr = fn(&c);
+  if (*ierr == MPI_SUCCESS) {
+    icsim_f2c_free(*comm);
+    *comm = -1;
+  }
+}
+
+void mpi_comm_free_(int *comm, int *ierr) { free_comm(MPI_Comm_free, comm, ierr); }
+ALIAS(mpi_comm_free)
+
+void mpi_comm_disconnect_(int *comm, int *ierr) { free_comm(MPI_Comm_disconnect, comm, ierr); }
+ALIAS(mpi_comm_disconnect)
