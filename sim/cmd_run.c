@@ -225,7 +225,14 @@ static void filter_line(struct stderr_filter *f, const char *line)
     const char *actor = strstr(line, "Actor ");
     int pid, rank;
     char host[128] = "", what[256] = "";
-    if (actor && sscanf(actor, "Actor %d (%d@%127[^)]): %255[^\n]", &pid, &rank, host, what) == 4) {
+    int parsed = actor && sscanf(actor, "Actor %d (%d@%127[^)]): %255[^\n]", &pid, &rank, host, what) == 4;
+    /* a rank blocked in the MPI layer's progress engine shows the simcall it waits in */
+    if (!parsed && actor && sscanf(actor, "Actor %d (%d@%127[^)]) simcall %255[^\n]", &pid, &rank, host, what) == 4) {
+      parsed = 1;
+      if (strstr(what, "Wait") || strstr(what, "Comm"))
+        snprintf(what, sizeof what, "waiting for communication");
+    }
+    if (parsed) {
       char *act = strstr(what, " activity");
       if (act)
         *act = '\0'; /* keep "waiting for communication", drop the pointer */
