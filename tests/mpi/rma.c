@@ -1,0 +1,169 @@
+/* One-sided communication with active target (fence) synchronisation: MPI_Win_create over
+ * int and byte windows, MPI_Put, MPI_Get and MPI_Accumulate (SUM, MAX, REPLACE) to every
+ * rank including oneself, small and large (100000 bytes), contiguous and strided target
+ * datatypes, MPI_PROC_NULL targets, several epochs over the same window, MPI_Win_free. */
+#include "suite.h"
+
+#define K 8 /* ints per slot */
+#define BIGB 100000
+
+static int val(int origin, int target, int i, int epoch) { return origin * 100000 + target * 1000 + i * 3 + epoch; }
+
+int main(int argc, char **argv)
+{
+  suite_init(&argc, &argv);
+  int me = suite_rank, n = suite_size, right = (me + 1) % n, left = (me + n - 1) % n;
+  /* int window: n slots of K ints, then an accumulation area of K ints, then a strided area
+   * of 2 K ints */
+  int wn = n * K + K + 2 * K;
+  int *mem = malloc(sizeof(int) * (size_t)wn);
+  for (int i = 0; i < wn; i++)
+    mem[i] = -1;
+  MPI_Win win;
+  suite_step("MPI_Win_create (ints)");
+  MPI_OK(MPI_Win_create(mem, (MPI_Aint)sizeof(int) * wn, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+
+  /* epoch 1: every rank puts K ints into slot ME of every rank */
+  suite_step("Put to every rank");
+  int *src = malloc(sizeof(int) * (size_t)(n * K));
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+  for (int t = 0; t < n; t++) {
+    for (int i = 0; i < K; i++)
+      src[t * K + i] = val(me, t, i, 1);
+    MPI_OK(MPI_Put(src + t * K, K, MPI_INT, t, me * K, K, MPI_INT, win));
+  }
+  MPI_OK(MPI_Put(src, K, MPI_INT, MPI_PROC_NULL, 0, K, MPI_INT, win)); /* a no-op */
+  MPI_OK(MPI_Win_fence(0, win));
+  for (int o = 0, bad = 0; o < n && !bad; o++)
+    for (int i = 0; i < K && !bad; i++)
+      if (mem[o * K + i] != val(o, me, i, 1)) {
+        CHECK(0, "slot of %d element %d is %d, expected %d", o, i, mem[o * K + i], val(o, me, i, 1));
+        bad = 1;
+      }
+
+  /* epoch 2: get the slot my left neighbour filled at my right neighbour */
+  suite_step("Get from the right neighbour");
+  int got[K];
+  for (int i = 0; i < K; i++)
+    got[i] = -5;
+  MPI_OK(MPI_Get(got, K, MPI_INT, right, left * K, K, MPI_INT, win));
+  MPI_OK(MPI_Win_fence(0, win));
+  for (int i = 0; i < K; i++)
+    if (got[i] != val(left, right, i, 1)) {
+      CHECK(0, "element %d is %d, expected %d", i, got[i], val(left, right, i, 1));
+      break;
+    }
+
+  /* epoch 3: accumulate. Everyone adds into rank 0's area, takes the max into rank n-1's, and
+   * REPLACEs (like a put) its own slot at its right neighbour. The area was -1: set it first. */
+  suite_step("Accumulate SUM, MAX and REPLACE");
+  for (int i = 0; i < K; i++)
+    mem[n * K + i] = 0;
+  MPI_OK(MPI_Win_fence(0, win)); /* the local store above is ordered before the next epoch */
+  int acc[K], mx[K], rep[K];
+  for (int i = 0; i < K; i++) {
+    acc[i] = val(me, 0, i, 3);
+    mx[i] = (me % 2 ? -1 : 1) * val(me, n - 1, i, 3);
+    rep[i] = val(me, right, i, 33);
+  }
+  MPI_OK(MPI_Accumulate(acc, K, MPI_INT, 0, n * K, K, MPI_INT, MPI_SUM, win));
+  MPI_OK(MPI_Accumulate(acc, K, MPI_INT, 0, n * K, K, MPI_INT, MPI_SUM, win)); /* twice */
+  MPI_OK(MPI_Accumulate(mx, K, MPI_INT, n - 1, n * K, K, MPI_INT, MPI_MAX, win));
+  MPI_OK(MPI_Accumulate(rep, K, MPI_INT, right, me * K, K, MPI_INT, MPI_REPLACE, win));
+  MPI_OK(MPI_Accumulate(rep, K, MPI_INT, MPI_PROC_NULL, 0, K, MPI_INT, MPI_SUM, win));
+  MPI_OK(MPI_Win_fence(0, win));
+  if (me == 0 || me == n - 1)
+    for (int i = 0; i < K; i++) {
+      int e;
+      if (me == 0 && n > 1) { /* rank 0 (n > 1) got the sums */
+        e = 0;
+        for (int o = 0; o < n; o++)
+          e += 2 * val(o, 0, i, 3);
+      } else if (n == 1) { /* the single rank got both: SUM then MAX */
+        e = 2 * val(0, 0, i, 3);
+        e = val(0, 0, i, 3) > e ? val(0, 0, i, 3) : e;
+      } else {
+        e = -2147483647;
+        for (int o = 0; o < n; o++) {
+          int t = (o % 2 ? -1 : 1) * val(o, n - 1, i, 3);
+          e = t > e ? t : e;
+        }
+        e = e > 0 ? e : 0; /* the area started at 0 */
+      }
+      if (mem[n * K + i] != e) {
+        CHECK(0, "accumulation area element %d is %d, expected %d", i, mem[n * K + i], e);
+        break;
+      }
+    }
+  for (int i = 0; i < K; i++)
+    if (mem[left * K + i] != val(left, me, i, 33)) {
+      CHECK(0, "REPLACE: slot of %d element %d is %d, expected %d", left, i, mem[left * K + i], val(left, me, i, 33));
+      break;
+    }
+
+  /* epoch 4: a strided target type: K ints into every other int of the strided area */
+  suite_step("Put contiguous -> strided (vector) target");
+  MPI_Datatype strided;
+  MPI_Type_vector(K, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  for (int i = 0; i < 2 * K; i++)
+    mem[n * K + K + i] = -1;
+  MPI_OK(MPI_Win_fence(0, win));
+  int s2[K];
+  for (int i = 0; i < K; i++)
+    s2[i] = val(me, right, i, 4);
+  MPI_OK(MPI_Put(s2, K, MPI_INT, right, n * K + K, 1, strided, win));
+  MPI_OK(MPI_Win_fence(0, win));
+  for (int i = 0; i < 2 * K; i++) {
+    int e = i % 2 ? -1 : val(left, me, i / 2, 4);
+    if (mem[n * K + K + i] != e) {
+      CHECK(0, "strided area element %d is %d, expected %d", i, mem[n * K + K + i], e);
+      break;
+    }
+  }
+  /* and back: a strided Get into a contiguous buffer */
+  suite_step("Get strided (vector) target -> contiguous");
+  int g2[K];
+  MPI_OK(MPI_Get(g2, K, MPI_INT, left, n * K + K, 1, strided, win));
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  for (int i = 0; i < K; i++)
+    if (g2[i] != val((left + n - 1) % n, left, i, 4)) {
+      CHECK(0, "element %d is %d, expected %d", i, g2[i], val((left + n - 1) % n, left, i, 4));
+      break;
+    }
+  MPI_Type_free(&strided);
+  suite_step("MPI_Win_free (ints)");
+  MPI_OK(MPI_Win_free(&win));
+  CHECK(win == MPI_WIN_NULL, "MPI_Win_free did not set the handle to MPI_WIN_NULL");
+
+  /* a byte window with large transfers: put BIGB bytes at the right neighbour, get them back
+   * from the left neighbour's window in the next epoch */
+  suite_step("MPI_Win_create (bytes), Put of %d bytes", BIGB);
+  unsigned char *bm = malloc(BIGB + 16), *bs = malloc(BIGB), *bg = malloc(BIGB);
+  memset(bm, 0xee, BIGB + 16);
+  MPI_OK(MPI_Win_create(bm, BIGB + 16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  suite_fill(bs, BIGB, me + 500);
+  for (int rep2 = 0; rep2 < 3; rep2++) {
+    suite_step("byte window round %d: Put %d bytes to the right", rep2, BIGB);
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(bs, BIGB, MPI_BYTE, right, 8, BIGB, MPI_BYTE, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    long bad = suite_verify(bm + 8, BIGB, left + 500);
+    CHECK(bad < 0, "byte %ld of the put differs", bad);
+    CHECK(bm[7] == 0xee && bm[BIGB + 8] == 0xee, "the put wrote outside its target range");
+    suite_step("byte window round %d: Get %d bytes from the left", rep2, BIGB);
+    memset(bg, 0, BIGB);
+    MPI_OK(MPI_Get(bg, BIGB, MPI_BYTE, left, 8, BIGB, MPI_BYTE, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    bad = suite_verify(bg, BIGB, (left + n - 1) % n + 500);
+    CHECK(bad < 0, "byte %ld of the get differs", bad);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_OK(MPI_Win_free(&win));
+  free(bm);
+  free(bs);
+  free(bg);
+  free(mem);
+  free(src);
+  return suite_finish();
+}
