@@ -9,6 +9,10 @@ int cmd_run(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_place(int argc, char **argv);
+int cmd_calibrate_host(int argc, char **argv);
+/* Scalar operations per second of this machine: ICSIM_HOST_OPS, else the stored calibration
+ * (measured once if missing). */
+double icsim_host_ops_per_s(void);
 
 /* What `icsim run` needs to launch one simulation; shared with validate. */
 struct run_request {

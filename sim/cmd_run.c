@@ -54,11 +54,13 @@ char *find_program(const char *name)
       found = strdup(buf);
   }
   free(copy);
-  if (!found) {
-    /* our own workloads by bare name: `icsim run ... osu_latency` */
-    snprintf(buf, sizeof buf, "%s/../workloads/%s", ICSIM_BINDIR, name);
+  /* our own workloads by bare name: `icsim run ... osu_latency`, `icsim run ... is A` */
+  static const char *const dirs[] = {"workloads", "workloads/npb", NULL};
+  for (const char *const *d = dirs; !found && *d; d++) {
+    snprintf(buf, sizeof buf, "%s/../%s/%s", ICSIM_BINDIR, *d, name);
     char real[PATH_MAX];
-    if (access(buf, X_OK) == 0 && realpath(buf, real))
+    struct stat sb;
+    if (access(buf, X_OK) == 0 && stat(buf, &sb) == 0 && S_ISREG(sb.st_mode) && realpath(buf, real))
       found = strdup(real);
   }
   return found;
@@ -167,8 +169,13 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
    * test would charge 0.1 ms and more each time. Polls that find nothing cost the platform's
    * nodes/poll-instructions instead. */
   push(&argv, &na, "--cfg=smpi/test:0");
-  if (rq->host_timing)
-    push(&argv, &na, "--cfg=smpi/host-speed:%.17gf", rt->pf.p.speed_flops);
+  if (rq->host_timing) {
+    /* The program's own computation, timed here, is charged at the simulated core's clock:
+     * seconds x (this machine's scalar ops/s) / (clock x ops-per-cycle); see cmd_calibrate.c. */
+    const struct icsim_platform_params *p = &rt->pf.p;
+    push(&argv, &na, "--cfg=smpi/host-speed:%.17gf",
+         icsim_host_ops_per_s() * p->speed_flops / (p->clock_Hz * p->ops_per_cycle));
+  }
   push(&argv, &na, "--log=root.thres:warning");
   push(&argv, &na, "--log=smpi_config.thres:error");
   push(&argv, &na, "--log=ker_engine.thres:info"); /* the deadlock report lists blocked actors at INFO */

@@ -136,6 +136,7 @@ Test(e2e, bad_runs_are_explained)
   expect_failure(ICSIM " run -p " SCORE " -n 2 --set network/link-bandwidth=1GB " WL "osu_latency", 2,
                  "is a size, but a bandwidth is expected");
   expect_failure(ICSIM " validate no-such-case", 2, "no case 'no-such-case'");
+  expect_failure(ICSIM " run -p " SCORE " -n 2 --set layers=rapidio,numa " WL "osu_latency", 2, "cannot hold together");
 }
 
 Test(e2e, sumimoto_rtt_validates)
@@ -275,4 +276,41 @@ Test(e2e, contention_benchmark_and_place)
   /* 8 cores on 6 nodes of 8 cores: 1x8, 2x4, 4x2 (8x1 does not fit) */
   cr_assert(strstr(out, "1x8") && strstr(out, "2x4") && strstr(out, "4x2") && !strstr(out, "8x1"), "%s", out);
   free(out);
+}
+
+/* "Loop seconds = X" printed by tests/progs/compute_loop. */
+static double loop_seconds(const char *out)
+{
+  const char *p = strstr(out, "Loop seconds = ");
+  return p ? atof(p + 15) : -1;
+}
+
+/* An external program's own computation (host timing on) is charged at the simulated core's
+ * clock, not this machine's: N dependent additions take about N / clock simulated seconds on
+ * a 3.8 GHz Xeon and on the 71.3 MHz RapidIO prototype. Host-timed, so measured on a possibly
+ * loaded machine: the best of three runs each, within 25%, and the ratio within 15%. */
+Test(e2e, host_timed_compute_follows_the_simulated_clock)
+{
+  const double n = 3e8, clocks[2] = {3.8e9, 71.3e6};
+  const char *plats[2] = {SCORE, ICSIM_SRC "/platforms/niisi-rapidio-4.yaml"};
+  double best[2];
+  for (int k = 0; k < 2; k++) {
+    best[k] = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+      char cmd[1024], *out;
+      snprintf(cmd, sizeof cmd, ICSIM " run -p %s -n 1 --host-timing on " ICSIM_BUILD "/tests/progs/compute_loop 300000000",
+               plats[k]);
+      cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+      double t = loop_seconds(out);
+      cr_assert(t > 0, "%s", out);
+      best[k] = t < best[k] ? t : best[k];
+      free(out);
+    }
+    printf("compute loop of %.0f additions at %.4g Hz: simulated %.4f s, N / clock %.4f s\n", n, clocks[k], best[k],
+           n / clocks[k]);
+    cr_assert(fabs(best[k] / (n / clocks[k]) - 1) < 0.25, "%.4f s vs %.4f s", best[k], n / clocks[k]);
+  }
+  double ratio = best[1] / best[0], expect = clocks[0] / clocks[1];
+  printf("ratio RapidIO / Xeon: simulated %.2f, clock ratio %.2f\n", ratio, expect);
+  cr_assert(fabs(ratio / expect - 1) < 0.15, "%.2f vs %.2f", ratio, expect);
 }

@@ -1,0 +1,112 @@
+/* icsim calibrate-host: how fast this machine runs scalar code, so that an external program's
+ * own computation, timed by SMPI on this machine (--host-timing on), is charged at the simulated
+ * CPU's speed instead of this machine's.
+ *
+ * The measure is a chain of dependent integer additions: every x86-64 core retires one per clock
+ * cycle, whatever its vector width, so the rate is this core's clock in scalar operations per
+ * second, the same convention as a platform's nodes/clock x nodes/ops-per-cycle. SMPI charges
+ * measured seconds t as t x smpi/host-speed flops at the simulated host's nodes/speed; icsim sets
+ * smpi/host-speed = H x speed / (clock x ops-per-cycle), so t becomes t x H / (clock x
+ * ops-per-cycle): a loop of N operations takes N / (clock x ops-per-cycle) simulated seconds.
+ *
+ * The result is stored (build/host-speed.txt: one number and how it was measured) and reused by
+ * every run; `icsim calibrate-host` measures again. It counts the thread's CPU time, as SMPI's
+ * own timer does, so other work on the machine does not count; best of several runs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define CHAIN 200000000L /* additions per run: about 0.1 s at 2 GHz */
+#define RUNS 7
+
+static double seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: load on the machine does not count */
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One dependent chain; the asm keeps the compiler from folding it into a multiplication. */
+static double chain_rate(void)
+{
+  unsigned long x = 1;
+  double t0 = seconds();
+  for (long i = 0; i < CHAIN; i++)
+    __asm__ volatile("add $1, %0" : "+r"(x));
+  double t = seconds() - t0;
+  if (x == 0)
+    fprintf(stderr, "unreachable\n");
+  return (double)CHAIN / t;
+}
+
+static void store_path(char *buf, size_t len) { snprintf(buf, len, "%s/../host-speed.txt", ICSIM_BINDIR); }
+
+static double measure_and_store(FILE *say)
+{
+  double best = 0;
+  for (int r = 0; r < RUNS; r++) {
+    double v = chain_rate();
+    if (v > best)
+      best = v;
+  }
+  char path[4096], tmp[4200];
+  store_path(path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  time_t now = time(NULL);
+  char when[64];
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+  if (!f || fprintf(f, "%.6e\n# scalar operations per second of this machine (one dependent addition per clock), "
+                       "best of %d runs of %ld, measured %s by `icsim calibrate-host`\n",
+                    best, RUNS, CHAIN, when) < 0 ||
+      fclose(f) != 0 || rename(tmp, path) != 0) {
+    fprintf(stderr, "icsim: cannot store the host calibration in %s: %s\n", path, strerror(errno));
+    unlink(tmp);
+  } else if (say) {
+    fprintf(say, "icsim: this machine runs %.3g scalar operations per second (%.2f GHz equivalent); stored in %s\n",
+            best, best / 1e9, path);
+  }
+  return best;
+}
+
+double icsim_host_ops_per_s(void)
+{
+  const char *env = getenv("ICSIM_HOST_OPS");
+  if (env && atof(env) > 0)
+    return atof(env); /* fixed by the caller (tests, reproducible studies) */
+  char path[4096];
+  store_path(path, sizeof path);
+  FILE *f = fopen(path, "r");
+  double v = 0;
+  if (f) {
+    if (fscanf(f, "%lf", &v) != 1)
+      v = 0;
+    fclose(f);
+  }
+  if (v > 0)
+    return v;
+  fprintf(stderr, "icsim: no host calibration yet: measuring this machine's speed once (under a second)\n");
+  return measure_and_store(stderr);
+}
+
+int cmd_calibrate_host(int argc, char **argv)
+{
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: icsim calibrate-host\n"
+           "Measures how many scalar operations per second this machine runs (a chain of dependent\n"
+           "additions, one per clock) and stores it; `icsim run --host-timing on` uses it to charge a\n"
+           "program's own computation at the simulated CPU's clock. Run it again after moving the build.\n");
+    return 0;
+  }
+  if (argc > 1) {
+    fprintf(stderr, "icsim calibrate-host: takes no arguments\n");
+    return 2;
+  }
+  return measure_and_store(stdout) > 0 ? 0 : 1;
+}
