@@ -30,15 +30,22 @@ struct entry {
   int active;          /* started and not yet taken by the engine */
   int done;            /* taken by the engine, status kept for the application */
   int free_on_done;    /* the application freed it while active */
+  int null_peer;       /* source or destination MPI_PROC_NULL: completes at once, never reaches SMPI */
+  MPI_Request live;    /* the SMPI request in flight: the receive itself, or a persistent send's
+                        * current non-blocking send */
   MPI_Status st;
   /* what the stacks need: the receive's buffer and communicator; a persistent send's arguments */
   const void *buf;
   int count, peer, tag;
   MPI_Datatype type;
   MPI_Comm comm;
+  char mode; /* persistent send: 's'ynchronous, 'r'eady, 'b'uffered or standard */
   struct entry *hnext;         /* hash chain */
   struct entry *anext, *aprev; /* the owner's active receives, in posting order */
 };
+
+static MPI_Request *orphans;
+static int norphans, orphans_cap;
 
 #define BUCKETS 8192
 static struct entry *table[BUCKETS];
@@ -141,8 +148,9 @@ static void take(struct entry *e, const MPI_Status *st)
 {
   deactivate(e);
   e->st = *st;
+  e->live = e->kind == RECV ? e->req : MPI_REQUEST_NULL; /* a persistent send's Isend is freed */
   struct icsim_runtime *rt = icsim_runtime_get();
-  if (rt && st->MPI_SOURCE >= 0 && !st->cancelled) {
+  if (rt && e->kind == RECV && st->MPI_SOURCE >= 0 && !st->cancelled) {
     struct icsim_msg m;
     int src = icsim_world_rank(e->comm, st->MPI_SOURCE);
     icsim_fill_msg(rt, &m, src, e->owner, (size_t)(st->count > 0 ? st->count : 0), e->buf, st->MPI_TAG);
@@ -155,8 +163,12 @@ static void take(struct entry *e, const MPI_Status *st)
   }
 }
 
+static void tend_orphans(void);
+
 void icsim_engine_poll(void)
 {
+  if (norphans)
+    tend_orphans();
   int me = icsim_my_rank();
   ensure_ranks(me);
   for (;;) {
@@ -172,7 +184,7 @@ void icsim_engine_poll(void)
     n = 0;
     for (struct entry *e = active_head[me]; e; e = e->anext) {
       ents[n] = e;
-      reqs[n++] = e->req;
+      reqs[n++] = e->live;
     }
     int out = 0;
     PMPI_Testsome(n, reqs, &out, idx, sts);
@@ -187,9 +199,43 @@ void icsim_engine_poll(void)
   }
 }
 
+/* A request with MPI_PROC_NULL as its peer completes at once with source MPI_PROC_NULL, tag
+ * MPI_ANY_TAG and count 0 (MPI 3.1, 3.11). SMPI 3.32 mishandles persistent ones (a started
+ * persistent send to MPI_PROC_NULL aborts, a persistent receive from it never completes), so the
+ * engine keeps them itself; the handle the application holds is an SMPI persistent request that
+ * is never started. */
+static int null_peer_request(MPI_Request *req, enum entry_kind kind, int user_persistent)
+{
+  int rc = PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  struct entry *e = add_entry(*req, kind, icsim_my_rank());
+  e->user_persistent = user_persistent;
+  e->null_peer = 1;
+  return MPI_SUCCESS;
+}
+
+static void null_peer_done(struct entry *e)
+{
+  e->done = 1;
+  e->st.MPI_SOURCE = MPI_PROC_NULL;
+  e->st.MPI_TAG = MPI_ANY_TAG;
+  e->st.MPI_ERROR = MPI_SUCCESS;
+  e->st.count = 0;
+  e->st.cancelled = 0;
+}
+
+int icsim_psend_init_null(MPI_Request *req) { return null_peer_request(req, PSEND, 1); }
+
 int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req,
                        int user_persistent)
 {
+  if (src == MPI_PROC_NULL) {
+    int rc = null_peer_request(req, RECV, user_persistent);
+    if (!user_persistent)
+      null_peer_done(find(*req));
+    return rc;
+  }
   int rc = PMPI_Recv_init(buf, count, type, src, tag, comm, req);
   if (rc != MPI_SUCCESS)
     return rc;
@@ -197,6 +243,7 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
   e->user_persistent = user_persistent;
   e->buf = buf;
   e->comm = comm;
+  e->live = *req;
   if (!user_persistent) {
     rc = PMPI_Start(req);
     activate(e);
@@ -204,10 +251,11 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
   return rc;
 }
 
-void icsim_engine_track_psend(MPI_Request req, const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                              MPI_Comm comm)
+void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int count, MPI_Datatype type, int dest,
+                              int tag, MPI_Comm comm)
 {
   struct entry *e = add_entry(req, PSEND, icsim_my_rank());
+  e->mode = mode;
   e->user_persistent = 1;
   e->buf = buf;
   e->count = count;
@@ -220,8 +268,25 @@ void icsim_engine_track_psend(MPI_Request req, const void *buf, int count, MPI_D
 int icsim_engine_start(MPI_Request *req)
 {
   struct entry *e = find(*req);
-  if (e && e->kind == PSEND)
+  if (e && e->null_peer) {
+    null_peer_done(e);
+    return MPI_SUCCESS;
+  }
+  if (e && e->kind == PSEND) {
+    /* SMPI 3.32 loses a restarted persistent send below its detached threshold when the receive
+     * is not posted yet: each start is a fresh non-blocking send of the same kind instead. */
     icsim_charge_send(e->buf, e->count, e->type, e->peer, e->tag, e->comm);
+    int rc;
+    switch (e->mode) {
+    case 's': rc = PMPI_Issend(e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live); break;
+    case 'r': rc = PMPI_Irsend(e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live); break;
+    case 'b': rc = PMPI_Ibsend(e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live); break;
+    default: rc = PMPI_Isend(e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live); break;
+    }
+    if (rc == MPI_SUCCESS)
+      activate(e);
+    return rc;
+  }
   int rc = PMPI_Start(req);
   if (e && e->kind == RECV && rc == MPI_SUCCESS)
     activate(e);
@@ -237,8 +302,8 @@ static enum standing standing_of(MPI_Request r, struct entry **pe)
   if (r == MPI_REQUEST_NULL)
     return GONE;
   struct entry *e = find(r);
-  if (!e || e->kind == PSEND)
-    return PMPI_OWNED; /* SMPI tells inactive persistent sends apart itself */
+  if (!e)
+    return PMPI_OWNED;
   *pe = e;
   if (e->done)
     return TAKEN;
@@ -277,7 +342,7 @@ static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st
   int k = 0;
   for (struct entry *e = active_head[me]; e; e = e->anext) {
     ents[k] = e;
-    all[n + k++] = e->req;
+    all[n + k++] = e->live;
   }
   int index;
   MPI_Status st;
@@ -622,11 +687,40 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
   return MPI_SUCCESS;
 }
 
+/* Sends the application freed while still in flight (orphans, declared above). SMPI 3.32 drops
+ * such a send when it is large (the receiver never gets it), so the engine keeps the request and
+ * lets it finish, testing it at every poll. */
+static void tend_orphans(void)
+{
+  for (int i = 0; i < norphans;) {
+    int flag = 0;
+    PMPI_Test(&orphans[i], &flag, MPI_STATUS_IGNORE);
+    if (flag)
+      orphans[i] = orphans[--norphans];
+    else
+      i++;
+  }
+}
+
 int MPI_Request_free(MPI_Request *req)
 {
   struct entry *e = find(*req);
-  if (!e || !icsim_runtime_get())
+  if (!icsim_runtime_get())
     return PMPI_Request_free(req);
+  if (!e) {
+    int flag = 0;
+    if (*req != MPI_REQUEST_NULL)
+      PMPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    if (!flag && *req != MPI_REQUEST_NULL) {
+      if (norphans == orphans_cap) {
+        orphans_cap = orphans_cap ? 2 * orphans_cap : 16;
+        orphans = realloc(orphans, (size_t)orphans_cap * sizeof *orphans);
+      }
+      orphans[norphans++] = *req;
+    }
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
   icsim_charge_call("MPI_Request_free");
   if (e->active) { /* the receive still lands and costs its CPU; then the engine frees it */
     e->free_on_done = 1;

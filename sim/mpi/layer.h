@@ -35,8 +35,10 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
 int icsim_engine_is_ours(MPI_Request req);
 int icsim_engine_start(MPI_Request *req);
 /* Persistent sends: the layer charges and announces each Start. */
-void icsim_engine_track_psend(MPI_Request req, const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                              MPI_Comm comm);
+void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int count, MPI_Datatype type, int dest,
+                              int tag, MPI_Comm comm);
+/* A persistent send to MPI_PROC_NULL, kept by the engine (SMPI 3.32 aborts on starting one). */
+int icsim_psend_init_null(MPI_Request *req);
 int icsim_engine_wait(MPI_Request *req, MPI_Status *status);
 /* Take every receive of the calling rank that has landed. */
 void icsim_engine_poll(void);

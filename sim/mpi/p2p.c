@@ -48,21 +48,23 @@ SEND_LIKE(Rsend, Irsend)
 SEND_LIKE(Bsend, Ibsend)
 
 /* Persistent sends: charged and announced at each MPI_Start (engine.c). */
-#define SEND_INIT_LIKE(NAME)                                                                                \
+#define SEND_INIT_LIKE(NAME, MODE)                                                                          \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,          \
                  MPI_Request *req)                                                                         \
   {                                                                                                        \
+    if (ACTIVE() && dest == MPI_PROC_NULL)                                                                 \
+      return icsim_psend_init_null(req);                                                                   \
     int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                          \
     if (rc == MPI_SUCCESS && ACTIVE()) {                                                                   \
       icsim_charge_call("MPI_" #NAME);                                                                    \
-      icsim_engine_track_psend(*req, buf, count, type, dest, tag, comm);                                   \
+      icsim_engine_track_psend(*req, MODE, buf, count, type, dest, tag, comm);                             \
     }                                                                                                      \
     return rc;                                                                                             \
   }
-SEND_INIT_LIKE(Send_init)
-SEND_INIT_LIKE(Ssend_init)
-SEND_INIT_LIKE(Rsend_init)
-SEND_INIT_LIKE(Bsend_init)
+SEND_INIT_LIKE(Send_init, 'n')
+SEND_INIT_LIKE(Ssend_init, 's')
+SEND_INIT_LIKE(Rsend_init, 'r')
+SEND_INIT_LIKE(Bsend_init, 'b')
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
 {
