@@ -284,6 +284,7 @@ INTERNAL(Win_flush, (int rank, MPI_Win win), (rank, win))
 INTERNAL(Win_flush_all, (MPI_Win win), (win))
 INTERNAL(Win_flush_local, (int rank, MPI_Win win), (rank, win))
 INTERNAL(Win_flush_local_all, (MPI_Win win), (win))
+INTERNAL(Comm_dup, (MPI_Comm comm, MPI_Comm *out), (comm, out))
 INTERNAL(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *out), (comm, color, key, out))
 INTERNAL(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out),
          (comm, type, key, info, out))
