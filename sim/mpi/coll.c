@@ -31,7 +31,10 @@ static MPI_Comm shadow_of(MPI_Comm comm)
     if (shadows[i].user == comm && shadows[i].owner == me)
       return shadows[i].dup;
   MPI_Comm dup;
-  PMPI_Comm_dup(comm, &dup); /* every member gets here in the same collective */
+  /* every member gets here in the same collective; SMPI's dup sends its own messages */
+  icsim_runtime_internal_enter(icsim_runtime_get());
+  PMPI_Comm_dup(comm, &dup);
+  icsim_runtime_internal_leave(icsim_runtime_get());
   shadows = realloc(shadows, (nshadows + 1) * sizeof *shadows);
   shadows[nshadows++] = (struct shadow){comm, dup, me};
   return dup;
