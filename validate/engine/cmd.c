@@ -63,6 +63,42 @@ struct case_run {
   int *progress, total;
 };
 
+/* Every message of every run must be joined to its transfer (sim/transfer.h): the counts of all
+ * runs, printed at the end. */
+static double runs_total, announced_total, unmatched_total;
+
+static double stats_value(const char *json, const char *name)
+{
+  char key[128];
+  snprintf(key, sizeof key, "\"%s\": {\"value\": ", name);
+  const char *p = json ? strstr(json, key) : NULL;
+  return p ? atof(p + strlen(key)) : 0;
+}
+
+static void count_transfers(const char *statspath, const char *case_name, const char *metric)
+{
+  int fd = open(statspath, O_RDONLY);
+  if (fd < 0)
+    return;
+  char *json = read_all(fd);
+  close(fd);
+  double unmatched = stats_value(json, "unmatched_transfers");
+  runs_total++;
+  announced_total += stats_value(json, "announced_transfers");
+  unmatched_total += unmatched;
+  if (unmatched > 0)
+    fprintf(stderr, "icsim validate: %s %s: %.0f transfers not joined to an MPI message (unmatched_transfers)\n",
+            case_name, metric, unmatched);
+  free(json);
+}
+
+void validate_print_transfer_counts(FILE *f)
+{
+  if (runs_total > 0)
+    fprintf(f, "Transfers joined to their MPI messages: %.0f in %.0f runs, %.0f unmatched.\n", announced_total,
+            runs_total, unmatched_total);
+}
+
 /* Run metric entry MI of the case; its points (x, value) are appended to *SIM. Returns 0 or -1. */
 static int run_entry(const struct case_run *c, int mi, struct point **sim, size_t *nsim, char *err, size_t errlen)
 {
@@ -82,8 +118,11 @@ static int run_entry(const struct case_run *c, int mi, struct point **sim, size_
     snprintf(own_platform, sizeof own_platform, "%s/%s", c->root, case_get(y, "metrics/%d/platform", mi));
     platform = own_platform;
   }
+  char statspath[PATH_MAX];
+  snprintf(statspath, sizeof statspath, "%s/%s-%s-%d.json", c->tmpdir, c->name, metric, mi);
   struct run_request rq = {.platform = platform, .nranks = ranks, .place = place ? place : "block",
-                           .sets = c->sets, .nsets = c->nsets, .host_timing = false, .program = prog};
+                           .sets = c->sets, .nsets = c->nsets, .host_timing = false, .program = prog,
+                           .stats = statspath};
   snprintf(outpath, sizeof outpath, "%s/%s-%s-%d.out", c->tmpdir, c->name, metric, mi);
   int fd = open(outpath, O_RDWR | O_CREAT | O_TRUNC, 0644);
   (*c->progress)++;
@@ -103,6 +142,7 @@ static int run_entry(const struct case_run *c, int mi, struct point **sim, size_
   }
   char *text = read_all(fd);
   close(fd);
+  count_transfers(statspath, c->name, metric);
   int bad = 0;
   const char *xfmt = case_get(y, "metrics/%d/x-format", mi);
   if (case_get(y, "metrics/%d/field", mi)) /* the schema has checked x-format is there */
@@ -313,8 +353,10 @@ int cmd_validate(int argc, char **argv)
     for (int m = 0; case_get(&files[loaded], "metrics/%d/name", m); m++)
       total++;
   }
-  if (loaded == nchosen)
+  if (loaded == nchosen) {
     rc = run_cases(files, nchosen, total, root, outdir);
+    validate_print_transfer_counts(stdout);
+  }
   for (int i = 0; i < nchosen; i++) /* zeroed or freed when not loaded */
     icsim_yaml_free(&files[i]);
   free(files);
