@@ -1,0 +1,104 @@
+/* Collectives of the MPI layer, built from the layer's public point-to-point calls (MPI_Send,
+ * MPI_Recv, MPI_Sendrecv, MPI_Isend, MPI_Irecv, MPI_Waitall) so that every message of a
+ * collective pays the stack's per-message costs like any other. Internal to libicsim_mpi.
+ *
+ * One file per family: coll_comm.c (shadow communicators, entry checks, datatype and buffer
+ * helpers), coll_barrier_bcast.c, coll_reduce.c (reduce, allreduce, reduce_scatter(_block),
+ * scan, exscan), coll_gather.c (gather(v), scatter(v), allgather(v)), coll_alltoall.c
+ * (alltoall(v,w)), coll_nonblocking.c (the MPI_I* forms).
+ *
+ * Each public entry point is `if (!icsim_coll_enter(...)) return PMPI_X(...);` followed by the
+ * algorithm below, which runs on the shadow communicator in C. The algorithms take the user's
+ * arguments unchanged (MPI_IN_PLACE and MPI_BOTTOM included) and resolve them themselves, so the
+ * blocking and the non-blocking forms share them. */
+#ifndef ICSIM_MPI_COLL_H
+#define ICSIM_MPI_COLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#define ICSIM_HIDDEN __attribute__((visibility("hidden")))
+
+/* The one tag of collective traffic; it only ever travels on shadow communicators. */
+#define ICSIM_COLL_TAG 7
+
+struct icsim_coll {
+  MPI_Comm comm; /* the shadow (or, for a one-rank communicator, the user's: nothing is sent) */
+  int n, me;
+};
+
+/* Entry of every collective. Returns 0 when the call must go to SMPI's PMPI_* (outside icsim,
+ * or MPI_COMM_NULL so that SMPI reports the error); otherwise fills C: the blocking shadow of
+ * COMM, or its separate non-blocking shadow when NONBLOCKING. Aborts the run (exit 3) with a
+ * message naming CALL on an intercommunicator. */
+ICSIM_HIDDEN int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c);
+/* A request that is already complete, for the non-blocking forms (see coll_nonblocking.c). */
+ICSIM_HIDDEN int icsim_coll_done_request(MPI_Request *req);
+
+/* Point-to-point on the shadow through the layer's public calls, with the collective tag.
+ * Buffers are addresses (see icsim_coll_addr); a NULL address holding data goes to SMPI as
+ * MPI_BOTTOM. */
+ICSIM_HIDDEN int icsim_coll_send(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst);
+ICSIM_HIDDEN int icsim_coll_recv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src);
+ICSIM_HIDDEN int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                     int dst, void *rbuf, int rcount, MPI_Datatype rtype, int src);
+ICSIM_HIDDEN int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst,
+                                  MPI_Request *req);
+ICSIM_HIDDEN int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src,
+                                  MPI_Request *req);
+ICSIM_HIDDEN int icsim_coll_waitall(int n, MPI_Request *reqs);
+
+/* Buffers and datatypes, all local (no message, nothing through SMPI's network). */
+/* A user buffer as an address: MPI_BOTTOM is address 0 (absolute displacements). */
+ICSIM_HIDDEN char *icsim_coll_addr(const void *buf);
+ICSIM_HIDDEN MPI_Aint icsim_coll_extent(MPI_Datatype t);
+ICSIM_HIDDEN size_t icsim_coll_size(MPI_Datatype t); /* bytes of data in one element */
+/* Scratch room for COUNT elements of T laid out as in a user buffer (true extent, shifted by the
+ * true lower bound): returns the buffer to address, *BLOCK the allocation to free(). */
+ICSIM_HIDDEN char *icsim_coll_tmp(int count, MPI_Datatype t, void **block);
+/* DST (RCOUNT of RTYPE) <- SRC (SCOUNT of STYPE): memmove for plain data, else pack/unpack. */
+ICSIM_HIDDEN void icsim_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                                  MPI_Datatype rtype);
+/* COUNT elements of T at SRC as contiguous bytes at OUT (COUNT * size bytes), and back. */
+ICSIM_HIDDEN void icsim_coll_pack(const void *src, int count, MPI_Datatype t, void *out);
+ICSIM_HIDDEN void icsim_coll_unpack(const void *in, void *dst, int count, MPI_Datatype t);
+/* INOUT <- IN op INOUT (MPI_Reduce_local's order: IN is the left operand), for any datatype:
+ * a predefined op on a derived datatype is applied to its basic elements. */
+ICSIM_HIDDEN void icsim_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_coll_commutative(MPI_Op op);
+
+/* The algorithms, shared by the blocking and the non-blocking entry points. */
+ICSIM_HIDDEN int icsim_barrier(const struct icsim_coll *c);
+ICSIM_HIDDEN int icsim_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root);
+ICSIM_HIDDEN int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
+                              MPI_Op op, int root);
+ICSIM_HIDDEN int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count,
+                                 MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbuf, const int *rcounts,
+                                      MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, void *rbuf, int rcount,
+                                            MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_scan(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
+                            MPI_Op op, int exclusive);
+ICSIM_HIDDEN int icsim_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                              void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                               void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                               void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
+                                MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                 void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                  void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                 const int *sdispls, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                 const int *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                                 const int *rdispls, const MPI_Datatype *rtypes);
+
+#endif

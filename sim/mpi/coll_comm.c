@@ -1,0 +1,312 @@
+/* Collectives, common part: the shadow communicators collective traffic runs on, the entry
+ * checks of every collective, and local (message-free) datatype and buffer helpers.
+ *
+ * Shadows. Each user communicator gets a private duplicate per rank, created on its first
+ * collective (every member gets there in the same collective), so collective messages never
+ * match a user's receive; a second, separate duplicate carries the non-blocking collectives.
+ * The pair hangs on the user communicator as an MPI attribute whose delete callback frees it:
+ * SMPI runs the callbacks on every path that destroys a communicator (MPI_Comm_free from C or
+ * Fortran, MPI_Comm_disconnect; Comm::destroy -> cleanup_attr in SMPI 3.32), so a new
+ * communicator created later at the same address starts without a stale shadow. The keyval has
+ * MPI_COMM_NULL_COPY_FN: a user's MPI_Comm_dup does not inherit the shadow. Shadows are made with
+ * MPI_Comm_create over the user's group rather than MPI_Comm_dup, so the user's own attribute
+ * copy callbacks are not run for them.
+ * Two exceptions: SMPI's MPI_COMM_WORLD is one object shared by all ranks (an attribute on it
+ * would be shared too), so WORLD's shadows live in a per-world-rank array; a one-rank
+ * communicator (MPI_COMM_SELF, which SMPI makes per rank and destroys after MPI_Finalize, or a
+ * singleton split) needs no shadow at all, since no algorithm sends anything on one rank.
+ * WORLD's shadows live until the end of the run. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "runtime.h"
+
+struct shadow {
+  MPI_Comm coll, nbc; /* blocking and non-blocking collectives, MPI_COMM_NULL until first used */
+};
+
+/* Globals of this library are shared by all ranks (SMPI runs them in one process). SMPI runs one
+ * rank at a time and none of the calls below yields, so no locking is needed. */
+static int keyval = MPI_KEYVAL_INVALID;
+static struct shadow *world_shadows; /* indexed by world rank */
+
+static int drop_shadow(MPI_Comm comm, int key, void *value, void *extra)
+{
+  (void)comm;
+  (void)key;
+  (void)extra;
+  struct shadow *s = value;
+  if (s->coll != MPI_COMM_NULL)
+    PMPI_Comm_free(&s->coll);
+  if (s->nbc != MPI_COMM_NULL)
+    PMPI_Comm_free(&s->nbc);
+  free(s);
+  return MPI_SUCCESS;
+}
+
+static struct shadow *shadows_of(MPI_Comm comm)
+{
+  if (comm == MPI_COMM_WORLD) {
+    int me, n;
+    PMPI_Comm_rank(comm, &me);
+    if (!world_shadows) {
+      PMPI_Comm_size(comm, &n);
+      world_shadows = malloc((size_t)n * sizeof *world_shadows);
+      for (int i = 0; i < n; i++)
+        world_shadows[i] = (struct shadow){MPI_COMM_NULL, MPI_COMM_NULL};
+    }
+    return &world_shadows[me];
+  }
+  if (keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_shadow, &keyval, NULL);
+  struct shadow *s = NULL;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval, &s, &found);
+  if (!found) {
+    s = malloc(sizeof *s);
+    *s = (struct shadow){MPI_COMM_NULL, MPI_COMM_NULL};
+    PMPI_Comm_set_attr(comm, keyval, s);
+  }
+  return s;
+}
+
+static MPI_Comm make_shadow(MPI_Comm comm)
+{
+  MPI_Group g;
+  MPI_Comm dup = MPI_COMM_NULL;
+  PMPI_Comm_group(comm, &g);
+  /* SMPI's communicator creation sends its own messages: counted as SMPI's, not as missed ones */
+  icsim_runtime_internal_enter(icsim_runtime_get());
+  PMPI_Comm_create(comm, g, &dup);
+  icsim_runtime_internal_leave(icsim_runtime_get());
+  PMPI_Group_free(&g);
+  return dup;
+}
+
+int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c)
+{
+  if (!icsim_runtime_get() || comm == MPI_COMM_NULL)
+    return 0;
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) /* not a valid communicator: SMPI says so */
+    return 0;
+  if (inter) {
+    fprintf(stderr,
+            "icsim: %s on an intercommunicator: the MPI layer's collectives are built for intracommunicators "
+            "only (SMPI 3.32 implements no MPI_Intercomm_create, so no intercommunicator is expected here)\n",
+            call);
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  PMPI_Comm_size(comm, &c->n);
+  PMPI_Comm_rank(comm, &c->me);
+  if (c->n == 1) {
+    c->comm = comm;
+    return 1;
+  }
+  struct shadow *s = shadows_of(comm);
+  MPI_Comm *dup = nonblocking ? &s->nbc : &s->coll;
+  if (*dup == MPI_COMM_NULL)
+    *dup = make_shadow(comm);
+  c->comm = *dup;
+  return 1;
+}
+
+/* SMPI's own non-blocking barrier on MPI_COMM_SELF: one rank, so no message and no
+ * sub-request; a request SMPI's Wait/Test/Waitall/Waitany/Waitsome/Testall/Request_free all
+ * complete and release (see coll_nonblocking.c for why not a generalized request). */
+int icsim_coll_done_request(MPI_Request *req) { return PMPI_Ibarrier(MPI_COMM_SELF, req); }
+
+/* An address holding data is given to SMPI as MPI_BOTTOM when it is 0 (absolute addressing). */
+static void *arg(const void *buf, int count) { return buf == NULL && count > 0 ? MPI_BOTTOM : (void *)buf; }
+
+int icsim_coll_send(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst)
+{
+  return MPI_Send(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm);
+}
+
+int icsim_coll_recv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src)
+{
+  return MPI_Recv(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE);
+}
+
+int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, int dst,
+                        void *rbuf, int rcount, MPI_Datatype rtype, int src)
+{
+  return MPI_Sendrecv(arg(sbuf, scount), scount, stype, dst, ICSIM_COLL_TAG, arg(rbuf, rcount), rcount, rtype, src,
+                      ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE);
+}
+
+int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst,
+                     MPI_Request *req)
+{
+  return MPI_Isend(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm, req);
+}
+
+int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src, MPI_Request *req)
+{
+  return MPI_Irecv(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, req);
+}
+
+int icsim_coll_waitall(int n, MPI_Request *reqs) { return n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : 0; }
+
+char *icsim_coll_addr(const void *buf) { return buf == MPI_BOTTOM ? NULL : (char *)buf; }
+
+MPI_Aint icsim_coll_extent(MPI_Datatype t)
+{
+  MPI_Aint lb, ext;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  return ext;
+}
+
+size_t icsim_coll_size(MPI_Datatype t)
+{
+  int size = 0;
+  PMPI_Type_size(t, &size);
+  return size > 0 ? (size_t)size : 0;
+}
+
+char *icsim_coll_tmp(int count, MPI_Datatype t, void **block)
+{
+  MPI_Aint lb, ext, tlb, text;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  MPI_Aint lo = tlb, hi = tlb + text; /* element 0; the others are shifted by multiples of the extent */
+  if (count > 1) {
+    MPI_Aint shift = (MPI_Aint)(count - 1) * ext;
+    if (shift < 0)
+      lo += shift;
+    else
+      hi += shift;
+  }
+  size_t span = hi > lo ? (size_t)(hi - lo) : 0;
+  *block = malloc(span ? span : 1);
+  return (char *)*block - lo;
+}
+
+/* Data of T fills [0, extent) densely and in order: a byte copy of the extent copies it. */
+static int dense(MPI_Datatype t)
+{
+  MPI_Aint lb, ext, tlb, text;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  return lb == 0 && tlb == 0 && ext == text && (size_t)ext == icsim_coll_size(t);
+}
+
+void icsim_coll_pack(const void *src, int count, MPI_Datatype t, void *out)
+{
+  size_t bytes = (size_t)count * icsim_coll_size(t);
+  if (count <= 0 || bytes == 0)
+    return;
+  int pos = 0;
+  PMPI_Pack(src ? src : MPI_BOTTOM, count, t, out, (int)bytes, &pos, MPI_COMM_WORLD);
+}
+
+void icsim_coll_unpack(const void *in, void *dst, int count, MPI_Datatype t)
+{
+  size_t bytes = (size_t)count * icsim_coll_size(t);
+  if (count <= 0 || bytes == 0)
+    return;
+  int pos = 0;
+  if (dst) {
+    PMPI_Unpack(in, (int)bytes, &pos, dst, count, t, MPI_COMM_WORLD);
+    return;
+  }
+  /* Absolute addresses (MPI_BOTTOM): SMPI's unpack takes its output buffer literally, so unpack
+   * at MPI_BOTTOM a type shifted back by MPI_BOTTOM's value. */
+  MPI_Datatype shifted;
+  int blocklen = count;
+  MPI_Aint disp = -(MPI_Aint)(intptr_t)MPI_BOTTOM;
+  PMPI_Type_create_hindexed(1, &blocklen, &disp, t, &shifted);
+  PMPI_Type_commit(&shifted);
+  PMPI_Unpack(in, (int)bytes, &pos, MPI_BOTTOM, 1, shifted, MPI_COMM_WORLD);
+  PMPI_Type_free(&shifted);
+}
+
+void icsim_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount, MPI_Datatype rtype)
+{
+  size_t ssize = icsim_coll_size(stype), rsize = icsim_coll_size(rtype);
+  size_t sbytes = scount > 0 ? (size_t)scount * ssize : 0, rbytes = rcount > 0 ? (size_t)rcount * rsize : 0;
+  size_t bytes = sbytes < rbytes ? sbytes : rbytes;
+  if (bytes == 0 || (src == dst && stype == rtype))
+    return;
+  if (stype == rtype && src && dst && dense(stype)) {
+    memmove(dst, src, bytes);
+    return;
+  }
+  char *tmp = malloc(sbytes);
+  icsim_coll_pack(src, scount, stype, tmp);
+  icsim_coll_unpack(tmp, dst, (int)(bytes / rsize), rtype);
+  free(tmp);
+}
+
+int icsim_coll_commutative(MPI_Op op)
+{
+  int yes = 1;
+  PMPI_Op_commutative(op, &yes);
+  return yes;
+}
+
+static int predefined(MPI_Op op)
+{
+  return op == MPI_MAX || op == MPI_MIN || op == MPI_SUM || op == MPI_PROD || op == MPI_LAND || op == MPI_BAND ||
+         op == MPI_LOR || op == MPI_BOR || op == MPI_LXOR || op == MPI_BXOR || op == MPI_MAXLOC || op == MPI_MINLOC;
+}
+
+/* The one predefined datatype T is built from, or MPI_DATATYPE_NULL when there are several or
+ * SMPI cannot tell. Datatypes returned by SMPI's get_contents are its own (not new handles). */
+static MPI_Datatype basic_of(MPI_Datatype t, int depth)
+{
+  int ni, na, nd, comb;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+    return MPI_DATATYPE_NULL;
+  if (comb == MPI_COMBINER_NAMED)
+    return t;
+  if (depth > 32 || nd <= 0)
+    return MPI_DATATYPE_NULL;
+  int *ints = malloc((size_t)(ni > 0 ? ni : 1) * sizeof *ints);
+  MPI_Aint *addrs = malloc((size_t)(na > 0 ? na : 1) * sizeof *addrs);
+  MPI_Datatype *types = malloc((size_t)nd * sizeof *types);
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  if (PMPI_Type_get_contents(t, ni > 0 ? ni : 1, na > 0 ? na : 1, nd, ints, addrs, types) == MPI_SUCCESS) {
+    for (int i = 0; i < nd; i++) {
+      if (types[i] == MPI_LB || types[i] == MPI_UB) /* bound markers (SMPI's resized types) */
+        continue;
+      MPI_Datatype b = basic_of(types[i], depth + 1);
+      if (b == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && b != basic)) {
+        basic = MPI_DATATYPE_NULL;
+        break;
+      }
+      basic = b;
+    }
+  }
+  free(ints);
+  free(addrs);
+  free(types);
+  return basic;
+}
+
+void icsim_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_Op op)
+{
+  if (count <= 0)
+    return;
+  /* SMPI applies predefined ops to predefined datatypes only: apply them to the basic elements
+   * of a derived one (MPI allows a predefined op on a datatype built from one basic type). */
+  MPI_Datatype basic;
+  if (predefined(op) && (basic = basic_of(t, 0)) != MPI_DATATYPE_NULL && basic != t) {
+    size_t bytes = (size_t)count * icsim_coll_size(t), bsize = icsim_coll_size(basic);
+    if (bsize > 0 && bytes % bsize == 0) {
+      char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+      icsim_coll_pack(in, count, t, a);
+      icsim_coll_pack(inout, count, t, b);
+      PMPI_Reduce_local(a, b, (int)(bytes / bsize), basic, op);
+      icsim_coll_unpack(b, inout, count, t);
+      free(a);
+      free(b);
+      return;
+    }
+  }
+  PMPI_Reduce_local(in, inout, count, t, op);
+}
