@@ -371,8 +371,10 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
   icsim_charge_call("MPI_Waitall");
   char *finished = calloc((size_t)(n > 0 ? n : 1), 1);
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  /* Take what has landed once; after that each block_once waits on every receive of the rank
+   * too, so nothing lands unseen and no further poll (one simcall per receive) is needed. */
+  icsim_engine_poll();
   for (;;) {
-    icsim_engine_poll();
     int nothers = 0, waiting = 0;
     for (int i = 0; i < n; i++) {
       if (finished[i])
@@ -414,8 +416,10 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
   icsim_charge_call("MPI_Waitany");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   *index = MPI_UNDEFINED;
+  /* Take what has landed once; after that each block_once waits on every receive of the rank
+   * too, so nothing lands unseen and no further poll (one simcall per receive) is needed. */
+  icsim_engine_poll();
   for (;;) {
-    icsim_engine_poll();
     int nothers = 0, waiting = 0;
     for (int i = 0; i < n; i++) {
       struct entry *e;
