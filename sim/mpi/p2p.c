@@ -148,9 +148,9 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 }
 
 /* One-sided operations: the origin's CPU issues them; the transfer is announced in the direction
- * the data flows (a get flows from the target). SMPI copies locally when the target is the
- * origin itself: nothing reaches the network then. */
-static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int target, MPI_Win win)
+ * the data flows (a get flows from the target). On the origin's own window SMPI 3.32 copies a put
+ * or get locally but still moves an accumulate as a transfer (SELF_MOVES). */
+static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int target, MPI_Win win, int self_moves)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt || target == MPI_PROC_NULL)
@@ -170,7 +170,7 @@ static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int tar
     icsim_fill_msg(rt, &m, me, world, bytes, buf, 0);
   m.kind = kind;
   icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
-  if (world != me)
+  if (world != me || self_moves)
     icsim_runtime_announce(rt, &m, simgrid_get_clock());
 }
 
@@ -178,7 +178,7 @@ int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Ai
             MPI_Datatype ttype, MPI_Win win)
 {
   icsim_charge_call("MPI_Put");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
   return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
 }
 
@@ -186,7 +186,7 @@ int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdi
             MPI_Win win)
 {
   icsim_charge_call("MPI_Get");
-  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win);
+  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
   return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
 }
 
@@ -194,7 +194,7 @@ int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
                    MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
   icsim_charge_call("MPI_Accumulate");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
   return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
 }
 
@@ -202,7 +202,7 @@ int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_A
              MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
   icsim_charge_call("MPI_Rput");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
   return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
 }
 
@@ -210,7 +210,7 @@ int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint td
              MPI_Win win, MPI_Request *req)
 {
   icsim_charge_call("MPI_Rget");
-  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win);
+  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
   return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
 }
 
@@ -218,7 +218,7 @@ int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target
                     MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
   icsim_charge_call("MPI_Raccumulate");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
   return PMPI_Raccumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req);
 }
 
@@ -227,9 +227,9 @@ int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *r
                        int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
   icsim_charge_call("MPI_Get_accumulate");
-  rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win);
+  rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win, 0);
   if (op != MPI_NO_OP)
-    rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win);
+    rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
   return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win);
 }
 
@@ -295,13 +295,21 @@ INTERNAL(Cart_create, (MPI_Comm comm, int ndims, const int *dims, const int *per
 INTERNAL(Cart_sub, (MPI_Comm comm, const int *remain, MPI_Comm *out), (comm, remain, out))
 INTERNAL(Finalize, (void), ())
 
-/* SMPI 3.32 does not implement intercommunicators; say so instead of SMPI's generic abort. */
+/* SMPI 3.32 implements neither intercommunicators nor matched probes; say so instead of SMPI's
+ * generic abort. */
 static int unsupported(const char *call)
 {
-  fprintf(stderr,
-          "icsim: %s: intercommunicators are not supported (SimGrid's SMPI 3.32 does not implement "
-          "MPI_Intercomm_create or MPI_Intercomm_merge), so this program cannot run under icsim\n",
-          call);
+  if (strstr(call, "Intercomm"))
+    fprintf(stderr,
+            "icsim: %s: intercommunicators are not supported (SimGrid's SMPI 3.32 does not implement "
+            "MPI_Intercomm_create or MPI_Intercomm_merge), so this program cannot run under icsim\n",
+            call);
+  else
+    fprintf(stderr,
+            "icsim: %s: matched probes are not supported (SimGrid's SMPI 3.32 does not implement MPI_Mprobe, "
+            "MPI_Improbe, MPI_Mrecv or MPI_Imrecv), so this program cannot run under icsim; use MPI_Probe and "
+            "MPI_Recv\n",
+            call);
   PMPI_Abort(MPI_COMM_WORLD, 3);
   return MPI_ERR_OTHER;
 }
@@ -316,4 +324,28 @@ int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *out)
 {
   (void)comm, (void)high, (void)out;
   return unsupported("MPI_Intercomm_merge");
+}
+
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+{
+  (void)src, (void)tag, (void)comm, (void)msg, (void)status;
+  return unsupported("MPI_Mprobe");
+}
+
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *status)
+{
+  (void)src, (void)tag, (void)comm, (void)flag, (void)msg, (void)status;
+  return unsupported("MPI_Improbe");
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Status *status)
+{
+  (void)buf, (void)count, (void)type, (void)msg, (void)status;
+  return unsupported("MPI_Mrecv");
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
+{
+  (void)buf, (void)count, (void)type, (void)msg, (void)req;
+  return unsupported("MPI_Imrecv");
 }
