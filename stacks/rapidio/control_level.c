@@ -1,6 +1,12 @@
-/* Control level: the small-data path through mailbox 0 and the common queue, the large-data
- * path through dedicated queues, and the bookkeeping of queues, mailboxes and common-queue
- * slots that decides deferrals and segment retries. Times are absolute simulated seconds. */
+/* Control level: the driver layer between MX and the controller, as the paper's control-level
+ * operations (enum rio_control_op), one handler each, reached through rio_control(). Two paths
+ * are built from them:
+ *   small data  one RIO_SMALL_DATA on the control mailbox (mailbox 0): header + data in bounce
+ *               buffers, the receiver's common queue, reassembly over 4 KiB;
+ *   large data  the dedicated-queue handshake: RIO_QUEUE_REQUEST and RIO_QUEUE_REPLY on mailbox 0,
+ *               RIO_SEND_TO_MAILBOX into the dedicated queue, RIO_COMPLETION doorbell.
+ * The bookkeeping of queues, mailboxes and common-queue buffers decides deferrals and segment
+ * retries. Times are absolute simulated seconds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,18 +14,28 @@
 
 #include "rapidio.h"
 
+/* The driver opens each node's common queue (behind mailbox 0) at start-up. */
+static void control_mailbox_open(struct rio_control_mailbox *cm, int slots)
+{
+  cm->slot_free_at = calloc((size_t)slots, sizeof(double));
+  cm->slots = slots;
+  cm->cpu_free_at = 0;
+}
+
+static void control_mailbox_close(struct rio_control_mailbox *cm) { free(cm->slot_free_at); }
+
 int rio_state_init(struct rio_state *s, int nodes, char *err, size_t errlen)
 {
   const struct rio_params *p = &s->p;
-  if (p->large_threshold_B < 0 || p->mailboxes < 2) {
-    snprintf(err, errlen, "rapidio: needs at least one data mailbox besides mailbox 0");
+  if (p->large_threshold_B < 0 || p->mailboxes < RIO_CONTROL_MAILBOX + 2) {
+    snprintf(err, errlen, "rapidio: needs at least one data mailbox besides mailbox %d", RIO_CONTROL_MAILBOX);
     return -1;
   }
   s->nodes = nodes;
   s->node = calloc((size_t)nodes, sizeof *s->node);
   for (int n = 0; n < nodes; n++) {
     s->node[n].queue_free_at = calloc((size_t)p->dedicated_queues, sizeof(double));
-    s->node[n].slot_free_at = calloc((size_t)p->common_queue_slots, sizeof(double));
+    control_mailbox_open(&s->node[n].control, p->common_queue_slots);
   }
   size_t nmb = (size_t)nodes * (size_t)nodes * (size_t)(p->mailboxes - 1) * (size_t)p->letters;
   s->mailbox_free_at = calloc(nmb, sizeof(double));
@@ -30,7 +46,7 @@ void rio_state_free(struct rio_state *s)
 {
   for (int n = 0; n < s->nodes; n++) {
     free(s->node[n].queue_free_at);
-    free(s->node[n].slot_free_at);
+    control_mailbox_close(&s->node[n].control);
     free(s->node[n].flows);
   }
   free(s->node);
@@ -118,102 +134,205 @@ static void place_flow(struct rio_state *s, int src, int dst, double from, doubl
   add_flow(&s->node[dst], from, to, wire_B / (to - from), 0);
 }
 
-void rio_small_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
-                        struct rio_timing *t)
+/* When NEED buffers of the common queue are free: until then the receiver rejects segments. */
+static double control_mailbox_free_at(const struct rio_control_mailbox *cm, int need)
 {
-  const struct rio_params *p = &s->p;
-  struct rio_node *rx = &s->node[dst];
-  memset(t, 0, sizeof *t);
-  double r = rio_round(p, bytes + p->small_header_B); /* bounce buffer: header + data, rounded */
-  double move_s = rio_messages_s(p, r, s->link_bw_Bps, route_lat_s, &t->segments, &t->messages);
-  /* Each 4 KiB piece needs a free common-queue buffer; while none is free the receiver rejects
-   * the segment and the sender retries it. */
-  int need = (int)fmin(t->messages, p->common_queue_slots);
-  double free_at = kth_smallest(rx->slot_free_at, p->common_queue_slots, need);
-  double wait = free_at > now ? free_at - now : 0;
-  double attempt = rio_segment_s(p, p->segment_B, s->link_bw_Bps, route_lat_s) + p->retry_delay_s;
-  t->retries = wait > 0 ? ceil(wait / attempt) : 0;
-  double arrival = now + wait + move_s;
-  /* the receiver drains the common queue one packet at a time */
-  double start = arrival > rx->cpu_free_at ? arrival : rx->cpu_free_at;
-  rx->cpu_free_at = start + rio_small_cpu_s(s, bytes);
-  for (int used = 0; used < need; used++) { /* the earliest-free slots are taken */
-    int best = 0;
-    for (int i = 1; i < p->common_queue_slots; i++)
-      if (rx->slot_free_at[i] < rx->slot_free_at[best])
-        best = i;
-    rx->slot_free_at[best] = rx->cpu_free_at;
-  }
-  /* the rejected attempts occupy the lanes while waiting; the packet itself flows after */
-  if (wait > 0)
-    place_flow(s, src, dst, now, now + wait, t->retries * (p->segment_B + p->packet_header_B));
-  double wire_B = r + t->segments * p->packet_header_B;
-  double data = share_lanes(s, src, dst, now, now + wait, move_s, wire_B);
-  place_flow(s, src, dst, now + wait, now + wait + data, wire_B);
-  t->total_s = wait + data;
-  t->data_s = data;
+  return kth_smallest(cm->slot_free_at, cm->slots, need);
 }
 
-void rio_large_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
-                        struct rio_timing *t)
+/* A packet of NEED buffers arrives at ARRIVAL; the CPU takes it once it has drained the packets
+ * before it, which costs CPU_S. The buffers stay taken until then, the earliest-free first. */
+static void control_mailbox_take(struct rio_control_mailbox *cm, int need, double arrival, double cpu_s)
+{
+  double start = arrival > cm->cpu_free_at ? arrival : cm->cpu_free_at;
+  cm->cpu_free_at = start + cpu_s;
+  for (int used = 0; used < need; used++) {
+    int best = 0;
+    for (int i = 1; i < cm->slots; i++)
+      if (cm->slot_free_at[i] < cm->slot_free_at[best])
+        best = i;
+    cm->slot_free_at[best] = cm->cpu_free_at;
+  }
+}
+
+/* One control message on mailbox 0 (a queue request or reply): the control level's work at
+ * each end and one message of a rounded header's size. It does not queue behind small data in
+ * the common queue: the control level handles it as it comes in. */
+static double control_message_s(const struct rio_state *s, double route_lat_s)
 {
   const struct rio_params *p = &s->p;
-  struct rio_node *rx = &s->node[dst];
-  memset(t, 0, sizeof *t);
-  /* A dedicated queue at the receiver and a (mailbox, letter) of this source: the earliest
-   * pair free; if that is later than now, the request is deferred until then. */
+  double cpu = 2 * p->control_instructions / s->clock_Hz;
+  return cpu + rio_messages_s(p, rio_round(p, p->small_header_B), s->link_bw_Bps, route_lat_s, NULL, NULL);
+}
+
+/* Small data to the receiver's common queue on mailbox 0: header + data in bounce buffers, one
+ * common-queue buffer per 4 KiB message, reassembled and copied out by the receiver's CPU. */
+static double small_data(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
+{
+  const struct rio_params *p = &s->p;
+  struct rio_control_mailbox *cm = &s->node[m->dst].control;
+  double r = rio_round(p, m->bytes + p->small_header_B); /* bounce buffer: header + data, rounded */
+  double segs, msgs;
+  double move_s = rio_messages_s(p, r, s->link_bw_Bps, m->route_lat_s, &segs, &msgs);
+  /* Each 4 KiB piece needs a free common-queue buffer; while none is free the receiver rejects
+   * the segment and the sender retries it. */
+  int need = (int)fmin(msgs, cm->slots);
+  double free_at = control_mailbox_free_at(cm, need);
+  double wait = free_at > m->at_s ? free_at - m->at_s : 0;
+  double attempt = rio_segment_s(p, p->segment_B, s->link_bw_Bps, m->route_lat_s) + p->retry_delay_s;
+  double retries = wait > 0 ? ceil(wait / attempt) : 0;
+  control_mailbox_take(cm, need, m->at_s + wait + move_s, rio_small_cpu_s(s, m->bytes));
+  /* the rejected attempts occupy the lanes while waiting; the packet itself flows after */
+  if (wait > 0)
+    place_flow(s, m->src, m->dst, m->at_s, m->at_s + wait, retries * (p->segment_B + p->packet_header_B));
+  double wire_B = r + segs * p->packet_header_B;
+  double data = share_lanes(s, m->src, m->dst, m->now_s, m->at_s + wait, move_s, wire_B);
+  place_flow(s, m->src, m->dst, m->at_s + wait, m->at_s + wait + data, wire_B);
+  t->segments += segs;
+  t->messages += msgs;
+  t->retries += retries;
+  t->data_s = data;
+  return wait + data;
+}
+
+/* The receiver's control level reserves the earliest-free dedicated queue and (mailbox, letter)
+ * of this source. The model lets a deferred request wait first, then pays its transit: the
+ * queue and mailbox are booked from granted_s. */
+static double queue_request(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
+{
+  const struct rio_params *p = &s->p;
+  struct rio_node *rx = &s->node[m->dst];
   int q = 0;
   for (int i = 1; i < p->dedicated_queues; i++)
     if (rx->queue_free_at[i] < rx->queue_free_at[q])
       q = i;
   size_t per_pair = (size_t)(p->mailboxes - 1) * (size_t)p->letters;
-  double *mb = s->mailbox_free_at + ((size_t)src * (size_t)s->nodes + (size_t)dst) * per_pair;
-  size_t m = 0;
+  size_t first = ((size_t)m->src * (size_t)s->nodes + (size_t)m->dst) * per_pair;
+  const double *mb = s->mailbox_free_at + first;
+  size_t k = 0;
   for (size_t i = 1; i < per_pair; i++)
-    if (mb[i] < mb[m])
-      m = i;
-  double granted = fmax(now, fmax(rx->queue_free_at[q], mb[m]));
-  t->deferred = granted > now;
-  /* Handshake on mailbox 0: the request, then the reply carrying the mailbox number; each a
-   * one-segment control message handled by the control level at both ends. */
-  double ctl_cpu = 2 * p->control_instructions / s->clock_Hz;
-  double ctl_msg = rio_messages_s(p, rio_round(p, p->small_header_B), s->link_bw_Bps, route_lat_s, NULL, NULL);
-  double handshake = 2 * (ctl_cpu + ctl_msg);
-  t->control_messages = 2;
-  /* Data: 4 KiB messages; by hand, the driver learns that one completed before it starts the
-   * next (the programming itself is CPU work, charged to the sending rank). */
+    if (mb[i] < mb[k])
+      k = i;
+  m->queue = q;
+  m->mailbox_index = first + k;
+  m->granted_s = fmax(m->at_s, fmax(rx->queue_free_at[q], mb[k]));
+  t->deferred = m->granted_s > m->at_s;
+  t->control_messages += 1;
+  return control_message_s(s, m->route_lat_s);
+}
+
+/* The control message that tells the sender which mailbox its dedicated queue was opened on:
+ * data mailboxes are numbered after mailbox 0, each with its letters. */
+static double queue_reply(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
+{
+  const struct rio_params *p = &s->p;
+  size_t k = m->mailbox_index % ((size_t)(p->mailboxes - 1) * (size_t)p->letters);
+  m->mailbox = RIO_CONTROL_MAILBOX + 1 + (int)(k / (size_t)p->letters);
+  m->letter = (int)(k % (size_t)p->letters);
+  t->control_messages += 1;
+  return control_message_s(s, m->route_lat_s);
+}
+
+/* The registered buffer as 4 KiB messages into the dedicated queue. By hand, the driver learns
+ * that one completed before it starts the next (the programming itself is CPU work, charged to
+ * the sending rank). */
+static double send_to_mailbox(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
+{
+  const struct rio_params *p = &s->p;
+  if (m->mailbox == RIO_CONTROL_MAILBOX) {
+    /* only the reply tells the sender a data mailbox: the handshake's order is broken */
+    fprintf(stderr, "icsim: internal error: rapidio: data sent to mailbox %d before the queue reply\n",
+            RIO_CONTROL_MAILBOX);
+    abort();
+  }
+  struct rio_node *rx = &s->node[m->dst];
+  double bytes = m->bytes;
   double msg_B = p->segment_B * p->segments_per_message;
   double nmsg = bytes > 0 ? ceil(bytes / msg_B) : 1;
   double segs_total = 0, move_s = 0;
-  double full_s = rio_messages_s(p, msg_B, s->link_bw_Bps, route_lat_s, &segs_total, NULL);
+  double full_s = rio_messages_s(p, msg_B, s->link_bw_Bps, m->route_lat_s, &segs_total, NULL);
   double last_B = bytes - (nmsg - 1) * msg_B, last_segs;
-  double last_s = rio_messages_s(p, last_B, s->link_bw_Bps, route_lat_s, &last_segs, NULL);
+  double last_s = rio_messages_s(p, last_B, s->link_bw_Bps, m->route_lat_s, &last_segs, NULL);
   move_s = (nmsg - 1) * full_s + last_s;
   double nseg = (nmsg - 1) * segs_total + last_segs;
   double chain = move_s + (p->manual_programming ? nmsg : 1) * p->completion_latency_s;
   /* Controller DMA shared by all large flows in and out of each end: past its rate the
    * receiver rejects segments and the sender retries them. */
   double rate = bytes / chain;
-  double from = granted + handshake, to = from + chain;
-  double load = fmax(overlapping_rate(rx, now, from, to, -1), overlapping_rate(&s->node[src], now, from, to, -1)) + rate;
+  double from = m->at_s, to = from + chain;
+  double load = fmax(overlapping_rate(rx, m->now_s, from, to, -1),
+                     overlapping_rate(&s->node[m->src], m->now_s, from, to, -1)) +
+                rate;
+  double retries = 0;
   if (load > p->dma_bw_Bps) {
-    double f = 1 - p->dma_bw_Bps / load;  /* share of segment attempts rejected */
-    double per_seg = f / (1 - f);         /* expected retries per delivered segment */
-    t->retries = nseg * per_seg;
-    chain += t->retries * (rio_segment_s(p, p->segment_B, s->link_bw_Bps, route_lat_s) + p->retry_delay_s);
+    double f = 1 - p->dma_bw_Bps / load; /* share of segment attempts rejected */
+    double per_seg = f / (1 - f);        /* expected retries per delivered segment */
+    retries = nseg * per_seg;
+    chain += retries * (rio_segment_s(p, p->segment_B, s->link_bw_Bps, m->route_lat_s) + p->retry_delay_s);
   }
-  double wire_B = bytes + nseg * p->packet_header_B + t->retries * (p->segment_B + p->packet_header_B);
-  chain = share_lanes(s, src, dst, now, from, chain, wire_B);
-  place_flow(s, src, dst, from, from + chain, wire_B);
-  t->doorbells = 1; /* tells the receiver's control level the transfer is complete */
-  double done = granted + handshake + chain + rio_doorbell_s(p, s->link_bw_Bps, route_lat_s);
-  rx->queue_free_at[q] = done;
-  mb[m] = done;
-  t->queue = q;
-  t->mailbox = (size_t)(mb - s->mailbox_free_at) + m;
-  t->done_s = done;
-  t->total_s = done - now;
-  t->segments = nseg;
-  t->messages = nmsg;
+  double wire_B = bytes + nseg * p->packet_header_B + retries * (p->segment_B + p->packet_header_B);
+  chain = share_lanes(s, m->src, m->dst, m->now_s, from, chain, wire_B);
+  place_flow(s, m->src, m->dst, from, from + chain, wire_B);
+  t->segments += nseg;
+  t->messages += nmsg;
+  t->retries += retries;
   t->data_s = chain;
+  return chain;
+}
+
+/* The doorbell tells the receiver's control level the transfer is complete: its dedicated queue
+ * and (mailbox, letter) are free once it has arrived. */
+static double completion(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
+{
+  double doorbell = rio_doorbell_s(&s->p, s->link_bw_Bps, m->route_lat_s);
+  double done = m->at_s + doorbell;
+  s->node[m->dst].queue_free_at[m->queue] = done;
+  s->mailbox_free_at[m->mailbox_index] = done;
+  t->doorbells += 1;
+  t->queue = m->queue;
+  t->mailbox_index = m->mailbox_index;
+  t->done_s = done;
+  return doorbell;
+}
+
+double rio_control(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
+{
+  switch (m->op) {
+  case RIO_QUEUE_REQUEST: return queue_request(s, m, t);
+  case RIO_QUEUE_REPLY: return queue_reply(s, m, t);
+  case RIO_SEND_TO_MAILBOX: return send_to_mailbox(s, m, t);
+  case RIO_COMPLETION: return completion(s, m, t);
+  case RIO_SMALL_DATA: return small_data(s, m, t);
+  default:
+    fprintf(stderr, "icsim: internal error: rapidio: unknown control-level operation %d\n", (int)m->op);
+    abort();
+  }
+}
+
+void rio_small_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
+                        struct rio_timing *t)
+{
+  memset(t, 0, sizeof *t);
+  struct rio_control_msg m = {.op = RIO_SMALL_DATA, .src = src, .dst = dst, .now_s = now, .at_s = now,
+                                .bytes = bytes, .route_lat_s = route_lat_s};
+  t->total_s = rio_control(s, &m, t);
+}
+
+void rio_dedicated_queue_handshake(struct rio_state *s, int src, int dst, double now, double bytes,
+                                   double route_lat_s, struct rio_timing *t)
+{
+  memset(t, 0, sizeof *t);
+  struct rio_control_msg m = {.op = RIO_QUEUE_REQUEST, .src = src, .dst = dst, .now_s = now, .at_s = now,
+                                .bytes = bytes, .route_lat_s = route_lat_s};
+  double request = rio_control(s, &m, t);
+  m.op = RIO_QUEUE_REPLY;
+  double reply = rio_control(s, &m, t);
+  /* the data may flow once the request has been granted and both control messages are through */
+  m.op = RIO_SEND_TO_MAILBOX;
+  m.at_s = m.granted_s + (request + reply);
+  double data = rio_control(s, &m, t);
+  m.op = RIO_COMPLETION;
+  m.at_s += data;
+  rio_control(s, &m, t);
+  t->total_s = t->done_s - now;
 }

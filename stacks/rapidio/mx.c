@@ -111,7 +111,7 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
     s->small_msgs++;
     s->bytes_small += q->bytes;
   } else {
-    rio_large_transfer(s, q->src_node, q->dst_node, q->now_s, rio_round(p, q->bytes), lat, &t);
+    rio_dedicated_queue_handshake(s, q->src_node, q->dst_node, q->now_s, rio_round(p, q->bytes), lat, &t);
     s->large_msgs++;
     s->bytes_large += q->bytes;
     s->queue_requests++;
@@ -122,7 +122,7 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
         s->holds_cap = s->holds_cap ? 2 * s->holds_cap : 16;
         s->holds = realloc(s->holds, (size_t)s->holds_cap * sizeof *s->holds);
       }
-      s->holds[s->nholds++] = (struct rio_hold){q->id, q->dst_node, t.queue, t.mailbox, t.done_s};
+      s->holds[s->nholds++] = (struct rio_hold){q->id, q->dst_node, t.queue, t.mailbox_index, t.done_s};
     } else {
       s->queue_releases++; /* nothing to join it to: released at the predicted time */
     }
@@ -154,7 +154,7 @@ static void rio_transfer_done(void *state, const struct icsim_transfer *t, doubl
     struct rio_hold *h = &s->holds[i];
     if (h->id != t->id)
       continue;
-    double *queue = &s->node[h->dst].queue_free_at[h->queue], *mb = &s->mailbox_free_at[h->mailbox];
+    double *queue = &s->node[h->dst].queue_free_at[h->queue], *mb = &s->mailbox_free_at[h->mailbox_index];
     if (*queue == h->until)
       *queue = now;
     if (*mb == h->until)
@@ -200,7 +200,8 @@ static int rio_check(void *state, char *err, size_t errlen)
     return -1;
   }
   if (s->control_messages != 2 * s->large_msgs) {
-    snprintf(err, errlen, "rapidio: %.0f control messages for %.0f large messages (expected 2 each)",
+    snprintf(err, errlen,
+             "rapidio: %.0f control messages for %.0f large messages (expected a queue request and a reply each)",
              s->control_messages, s->large_msgs);
     return -1;
   }

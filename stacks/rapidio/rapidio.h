@@ -6,10 +6,14 @@
  *   controller.c    messages of up to 16 segments of <= 256 B, a delivery status per segment
  *                   (stop and wait), segment retries, the segment-placement hazard, NREAD/NWRITE
  *                   IO transactions, doorbells
- *   control_level.c mailbox 0 for control, the common queue for small data (bounce buffer,
- *                   type/size header, reassembly over 4 KiB), 8 dedicated queues handed out per
- *                   source node + mailbox with deferral when none is free, the queue handshake,
- *                   large data programmed by hand 4 KiB at a time from the physical address table
+ *   control_level.c the control mailbox (RIO_CONTROL_MAILBOX, mailbox 0) and the common queue
+ *                   behind it; the control-level operations (enum rio_control_op), one handler
+ *                   each, dispatched by rio_control(); the two paths built from them: small data
+ *                   on mailbox 0 (rio_small_transfer: bounce buffer, type/size header, reassembly
+ *                   over 4 KiB) and the dedicated-queue handshake (rio_dedicated_queue_handshake:
+ *                   request on mailbox 0, reply with the mailbox number, data programmed by hand
+ *                   4 KiB at a time from the physical address table, completion doorbell); 8
+ *                   dedicated queues handed out per source node + mailbox, deferred when none is free
  *   mx.c            the software path (driver + MX + MPICH instructions at the node clock), the
  *                   256 B rounding and 4 KiB alignment rules that choose zero-copy or a bounce copy,
  *                   and the stack's entry in the icsim contract
@@ -69,7 +73,7 @@ struct rio_timing {
   double segments, retries, messages, control_messages, doorbells, io_transactions;
   int deferred;        /* 1 if it waited for a dedicated queue or mailbox */
   int queue;           /* large data: the dedicated queue granted at the receiver */
-  size_t mailbox;      /* large data: index of the (mailbox, letter) in mailbox_free_at */
+  size_t mailbox_index; /* large data: the (mailbox, letter) used, as an index in mailbox_free_at */
   double done_s;       /* large data: when the model predicts the queue and mailbox free again */
 };
 
@@ -78,16 +82,28 @@ struct rio_hold {
   uint64_t id;
   int dst;
   int queue;
-  size_t mailbox;
+  size_t mailbox_index;
   double until; /* the predicted release, as written into the free-at tables */
 };
 
-/* Per-node bookkeeping of the control level: when each queue, mailbox and common-queue slot is
+/* Mailbox 0 is reserved for control information (the paper); the mailboxes handed to dedicated
+ * queues are numbered after it. */
+#define RIO_CONTROL_MAILBOX 0
+
+/* A node's control mailbox as a receiver: the common queue the driver opens at start-up, whose
+ * 4 KiB buffers take small data and everything no dedicated queue accepts, and the CPU that
+ * drains it one packet at a time (reassembly, header, copy out of the bounce buffer). */
+struct rio_control_mailbox {
+  double *slot_free_at; /* [slots]: when each common-queue buffer is free again */
+  int slots;
+  double cpu_free_at;   /* the CPU has taken every packet that arrived before this */
+};
+
+/* Per-node bookkeeping of the control level: its control mailbox, when each dedicated queue is
  * free again, and the large flows in progress (for DMA contention). */
 struct rio_node {
+  struct rio_control_mailbox control;
   double *queue_free_at;        /* [dedicated_queues] */
-  double *slot_free_at;         /* [common_queue_slots] */
-  double cpu_free_at;           /* receive processing of the common queue */
   double io_free_at;            /* the CPU issues IO transactions one stream at a time */
   struct rio_flow {
     double start_s, end_s, rate_Bps;
@@ -127,14 +143,59 @@ double rio_io_s(const struct rio_params *p, double bytes, bool read, double link
                 double *transactions);
 double rio_doorbell_s(const struct rio_params *p, double link_bw, double route_lat_s);
 
-/* control_level.c: the two data paths, with queue/mailbox state */
+/* control_level.c */
+
+/* The control-level operations, named after those the paper lists for the control level's
+ * interface (request a dedicated queue for a registered buffer; send a registered buffer to a
+ * mailbox; send small data to a node's common queue) and the control message of its handshake
+ * that carries the mailbox number. The completion doorbell is the model's: the paper says only
+ * that doorbells carry notifications. Numbered from 1 so that a zeroed message is no operation
+ * and stops the dispatcher. */
+enum rio_control_op {
+  RIO_QUEUE_REQUEST = 1, /* sender -> receiver on mailbox 0: a dedicated queue for a registered
+                          * buffer; the receiver picks a queue and a (mailbox, letter), deferring
+                          * the request while none is free */
+  RIO_QUEUE_REPLY,       /* receiver -> sender on mailbox 0: the mailbox number the queue was
+                          * opened on */
+  RIO_SEND_TO_MAILBOX,   /* the registered buffer into the dedicated queue, as 4 KiB messages to
+                          * that mailbox (zero-copy) */
+  RIO_COMPLETION,        /* doorbell: the transfer is complete, the receiver frees its queue and
+                          * mailbox */
+  RIO_SMALL_DATA,        /* small data with its type/size header to the receiver's common queue
+                          * on mailbox 0, through bounce buffers */
+};
+
+/* One control-level operation between the nodes of one transfer. The handshake passes the same
+ * message from operation to operation; each fills in what the next needs. */
+struct rio_control_msg {
+  enum rio_control_op op;
+  int src, dst;       /* the data's sender and receiver (a reply travels from dst to src) */
+  double now_s;       /* the transfer's start: lane loads finished by then are forgotten */
+  double at_s;        /* when this operation starts */
+  double bytes;       /* the small data, or the registered buffer (rounded) */
+  double route_lat_s;
+  /* filled by RIO_QUEUE_REQUEST */
+  double granted_s;   /* when a queue and a (mailbox, letter) are free: > now_s if deferred */
+  int queue;          /* the receiver's dedicated queue */
+  size_t mailbox_index; /* the (mailbox, letter) reserved, as an index in mailbox_free_at */
+  /* filled by RIO_QUEUE_REPLY: until then the sender knows only mailbox 0 */
+  int mailbox, letter;
+};
+
 int rio_state_init(struct rio_state *s, int nodes, char *err, size_t errlen);
 void rio_state_free(struct rio_state *s);
 bool rio_is_large(const struct rio_params *p, double bytes);
+/* Run one control-level operation: its effect on the control level's state, the counts it adds
+ * to T (T is not cleared), and the seconds it takes from M->at_s, its transit, processing at
+ * both ends and segment retries included. A deferred RIO_QUEUE_REQUEST's wait is not: it is in
+ * M->granted_s. An unknown operation is a programming error and aborts. */
+double rio_control(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t);
+/* Small data: one RIO_SMALL_DATA on mailbox 0. */
 void rio_small_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
                         struct rio_timing *t);
-void rio_large_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
-                        struct rio_timing *t);
+/* Large data: RIO_QUEUE_REQUEST, RIO_QUEUE_REPLY, RIO_SEND_TO_MAILBOX, RIO_COMPLETION. */
+void rio_dedicated_queue_handshake(struct rio_state *s, int src, int dst, double now, double bytes,
+                                   double route_lat_s, struct rio_timing *t);
 /* Software cost of a small message on either side: MX path, one programming/reassembly step per
  * 4 KiB RapidIO message, and the bounce copy (header included). */
 double rio_small_cpu_s(const struct rio_state *s, double bytes);

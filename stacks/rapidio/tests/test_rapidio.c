@@ -2,6 +2,7 @@
  * parameters set here (not from the model's output). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -82,7 +83,10 @@ Test(rapidio, placement_hazard_needs_rounding_off_and_a_rejection)
 Test(rapidio, retry_when_the_common_queue_is_full)
 {
   struct rio_state s = mk(2);
-  s.p.common_queue_slots = 1;
+  s.p.common_queue_slots = 1; /* the common queue is opened with the state: open it again */
+  rio_state_free(&s);
+  char err[128];
+  cr_assert_eq(rio_state_init(&s, 2, err, sizeof err), 0);
   struct rio_timing a, b;
   /* 100 B small data -> 16 B header + 100 = 116 -> one 256 B segment */
   rio_small_transfer(&s, 0, 1, 0, 100, LAT, &a);
@@ -102,7 +106,7 @@ Test(rapidio, dedicated_queue_handshake_on_mailbox_0)
 {
   struct rio_state s = mk(2);
   struct rio_timing t;
-  rio_large_transfer(&s, 0, 1, 0, 8192, LAT, &t);
+  rio_dedicated_queue_handshake(&s, 0, 1, 0, 8192, LAT, &t);
   /* request + reply: each 2 x 1000 instr at 50 MHz and one 256 B control segment */
   double handshake = 2 * (2 * 1000 / 50e6 + seg(256));
   /* two 4 KiB messages, each completed (100 us) before the next; programming is CPU work */
@@ -112,7 +116,199 @@ Test(rapidio, dedicated_queue_handshake_on_mailbox_0)
   cr_assert_float_eq(t.segments, 32, 0);
   cr_assert_float_eq(t.total_s, handshake + chain + doorbell, 1e-12);
   cr_assert_eq(t.deferred, 0);
+  /* the completion booked queue 0 of node 1 and the first (mailbox, letter) of pair 0 -> 1
+   * (index (0 x 2 + 1) x 3 mailboxes x 4 letters = 12) until the doorbell is in */
+  cr_assert_float_eq(t.doorbells, 1, 0);
+  cr_assert_eq(t.queue, 0);
+  cr_assert_eq(t.mailbox_index, 12);
+  cr_assert_float_eq(s.node[1].queue_free_at[0], t.total_s, 0);
+  cr_assert_float_eq(s.mailbox_free_at[12], t.total_s, 0);
   rio_state_free(&s);
+}
+
+/* ---- control-level operations, one handler each (through rio_control) ---- */
+
+/* one control message on mailbox 0: 1000 instructions at each end at 50 MHz, one 256 B segment
+ * (the 16 B header rounded up) */
+static double ctl(void) { return 2 * 1000 / 50e6 + seg(256); }
+
+Test(rapidio, control_mailbox_is_mailbox_0_with_the_common_queue_behind_it)
+{
+  struct rio_state s = mk(2);
+  cr_assert_eq(RIO_CONTROL_MAILBOX, 0);
+  for (int n = 0; n < 2; n++) {
+    cr_assert_eq(s.node[n].control.slots, 8); /* opened at start-up with every buffer free */
+    for (int i = 0; i < 8; i++)
+      cr_assert_float_eq(s.node[n].control.slot_free_at[i], 0, 0);
+    cr_assert_float_eq(s.node[n].control.cpu_free_at, 0, 0);
+  }
+  rio_state_free(&s);
+}
+
+Test(rapidio, small_data_takes_common_queue_buffers_and_the_receiving_cpu)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t = {0};
+  /* 100 B + 16 B header -> one 256 B segment, one 4 KiB buffer */
+  struct rio_control_msg m = {.op = RIO_SMALL_DATA, .src = 0, .dst = 1, .bytes = 100, .route_lat_s = LAT};
+  double took = rio_control(&s, &m, &t);
+  cr_assert_float_eq(took, seg(256), 1e-15);
+  cr_assert_float_eq(t.segments, 1, 0);
+  cr_assert_float_eq(t.messages, 1, 0);
+  cr_assert_float_eq(t.retries, 0, 0);
+  cr_assert_float_eq(t.control_messages, 0, 0); /* data, not control information */
+  /* the CPU takes it on arrival: (20000 + 3000) instructions at 50 MHz + 256 B copied at 25 MB/s;
+   * its buffer is held until then */
+  struct rio_control_mailbox *cm = &s.node[1].control;
+  double drained = seg(256) + 23000 / 50e6 + 256 / 25e6;
+  cr_assert_float_eq(cm->cpu_free_at, drained, 1e-15);
+  cr_assert_float_eq(cm->slot_free_at[0], drained, 1e-15);
+  for (int i = 1; i < 8; i++)
+    cr_assert_float_eq(cm->slot_free_at[i], 0, 0);
+  cr_assert_float_eq(s.node[0].control.cpu_free_at, 0, 0); /* the sender's mailbox is untouched */
+  /* 5000 B + 16 -> 5120 B: 20 segments in 2 messages, 2 more buffers. Sent as the first packet
+   * leaves the lanes (concurrent segments would share them), it is in 20 segments later (~45 us),
+   * while the CPU is still on the first packet (~472 us): it waits for it */
+  struct rio_timing u = {0};
+  m.bytes = 5000;
+  m.now_s = m.at_s = seg(256);
+  double took_5000 = rio_control(&s, &m, &u);
+  cr_assert_float_eq(took_5000, 20 * seg(256), 1e-15);
+  cr_assert_float_eq(u.segments, 20, 0);
+  cr_assert_float_eq(u.messages, 2, 0);
+  cr_assert(21 * seg(256) < drained);
+  double second = drained + (20000 + 2 * 3000) / 50e6 + 5120 / 25e6;
+  cr_assert_float_eq(cm->cpu_free_at, second, 1e-15);
+  cr_assert_float_eq(cm->slot_free_at[1], second, 1e-15);
+  cr_assert_float_eq(cm->slot_free_at[2], second, 1e-15);
+  rio_state_free(&s);
+}
+
+Test(rapidio, queue_request_reserves_the_earliest_queue_and_mailbox)
+{
+  struct rio_state s = mk(2);
+  /* node 1's queues: queue 2 frees first, at 1 ms; pair 0 -> 1 has 3 data mailboxes x 4 letters
+   * at indices 12..23, all busy until 4 ms except index 17 (3 ms) */
+  for (int q = 0; q < 8; q++)
+    s.node[1].queue_free_at[q] = q == 2 ? 1e-3 : 2e-3;
+  for (int i = 12; i < 24; i++)
+    s.mailbox_free_at[i] = i == 17 ? 3e-3 : 4e-3;
+  struct rio_timing t = {0};
+  struct rio_control_msg m = {.op = RIO_QUEUE_REQUEST, .src = 0, .dst = 1, .bytes = 8192, .route_lat_s = LAT};
+  double took = rio_control(&s, &m, &t);
+  cr_assert_float_eq(took, ctl(), 1e-15);
+  cr_assert_eq(m.queue, 2);
+  cr_assert_eq(m.mailbox_index, 17);
+  cr_assert_float_eq(m.granted_s, 3e-3, 0); /* the mailbox binds: deferred until 3 ms */
+  cr_assert_eq(t.deferred, 1);
+  cr_assert_float_eq(t.control_messages, 1, 0);
+  cr_assert_eq(m.mailbox, RIO_CONTROL_MAILBOX); /* the sender does not know it yet */
+  /* reserved, not booked: the completion books them */
+  cr_assert_float_eq(s.node[1].queue_free_at[2], 1e-3, 0);
+  cr_assert_float_eq(s.mailbox_free_at[17], 3e-3, 0);
+  /* everything free at 0: granted at once, queue 0, first pair */
+  struct rio_state f = mk(2);
+  struct rio_timing u = {0};
+  m = (struct rio_control_msg){.op = RIO_QUEUE_REQUEST, .src = 0, .dst = 1, .at_s = 5e-3, .route_lat_s = LAT};
+  rio_control(&f, &m, &u);
+  cr_assert_eq(m.queue, 0);
+  cr_assert_eq(m.mailbox_index, 12);
+  cr_assert_float_eq(m.granted_s, 5e-3, 0);
+  cr_assert_eq(u.deferred, 0);
+  rio_state_free(&f);
+  rio_state_free(&s);
+}
+
+Test(rapidio, queue_reply_carries_the_mailbox_number)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t = {0};
+  /* index 17 of pair 0 -> 1 (first 12): 5th of 12 = data mailbox 1 + 5 / 4 = 2, letter 5 % 4 = 1 */
+  struct rio_control_msg m = {.op = RIO_QUEUE_REPLY, .src = 0, .dst = 1, .mailbox_index = 17, .route_lat_s = LAT};
+  double took = rio_control(&s, &m, &t);
+  cr_assert_float_eq(took, ctl(), 1e-15);
+  cr_assert_eq(m.mailbox, 2);
+  cr_assert_eq(m.letter, 1);
+  cr_assert_float_eq(t.control_messages, 1, 0);
+  /* the first pair is data mailbox 1, letter 0: never the control mailbox */
+  m.mailbox_index = 12;
+  rio_control(&s, &m, &t);
+  cr_assert_eq(m.mailbox, RIO_CONTROL_MAILBOX + 1);
+  cr_assert_eq(m.letter, 0);
+  cr_assert_float_eq(t.control_messages, 2, 0);
+  rio_state_free(&s);
+}
+
+Test(rapidio, send_to_mailbox_programs_4KiB_messages_into_the_queue)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t = {0};
+  struct rio_control_msg m = {.op = RIO_SEND_TO_MAILBOX, .src = 0, .dst = 1, .at_s = 1e-3, .bytes = 8192,
+                              .route_lat_s = LAT, .mailbox = 1};
+  /* two 4 KiB messages of 16 segments, each followed by its 100 us completion */
+  double chain = 2 * (16 * seg(256) + 100e-6);
+  double took = rio_control(&s, &m, &t);
+  cr_assert_float_eq(took, chain, 1e-15);
+  cr_assert_float_eq(t.data_s, chain, 1e-15);
+  cr_assert_float_eq(t.segments, 32, 0);
+  cr_assert_float_eq(t.messages, 2, 0);
+  cr_assert_float_eq(t.retries, 0, 0);
+  cr_assert_float_eq(t.control_messages, 0, 0);
+  /* placed on node 0's outbound and node 1's inbound lane: 8192 B + 32 x 12 B of headers */
+  cr_assert_eq(s.node[0].nflows, 1);
+  cr_assert_eq(s.node[1].nflows, 1);
+  cr_assert_eq(s.node[0].flows[0].out, 1);
+  cr_assert_eq(s.node[1].flows[0].out, 0);
+  cr_assert_float_eq(s.node[1].flows[0].start_s, 1e-3, 0);
+  cr_assert_float_eq(s.node[1].flows[0].end_s, 1e-3 + chain, 1e-15);
+  cr_assert_float_eq(s.node[1].flows[0].rate_Bps, (8192 + 32 * 12) / chain, 1e-6);
+  /* programmed by the hardware: one completion for the whole buffer; 5120 B = 20 segments */
+  struct rio_state h = mk(2);
+  h.p.manual_programming = false;
+  struct rio_timing u = {0};
+  m.bytes = 5120;
+  double took_hw = rio_control(&h, &m, &u);
+  cr_assert_float_eq(took_hw, 20 * seg(256) + 100e-6, 1e-15);
+  cr_assert_float_eq(u.messages, 2, 0);
+  rio_state_free(&h);
+  rio_state_free(&s);
+}
+
+Test(rapidio, send_to_mailbox_before_the_reply_aborts, .signal = SIGABRT)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t = {0};
+  /* no reply yet: the only mailbox the sender knows is mailbox 0 */
+  struct rio_control_msg m = {.op = RIO_SEND_TO_MAILBOX, .src = 0, .dst = 1, .bytes = 4096, .route_lat_s = LAT};
+  rio_control(&s, &m, &t);
+}
+
+Test(rapidio, completion_doorbell_frees_queue_and_mailbox_when_it_lands)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t = {0};
+  struct rio_control_msg m = {.op = RIO_COMPLETION, .src = 0, .dst = 1, .at_s = 2e-3, .route_lat_s = LAT,
+                              .queue = 3, .mailbox_index = 14, .mailbox = 1};
+  /* a 2 B doorbell with the 12 B packet header, posted */
+  double doorbell = (2 + 12) / BW + LAT;
+  double took = rio_control(&s, &m, &t);
+  cr_assert_float_eq(took, doorbell, 1e-15);
+  cr_assert_float_eq(s.node[1].queue_free_at[3], 2e-3 + doorbell, 1e-15);
+  cr_assert_float_eq(s.mailbox_free_at[14], 2e-3 + doorbell, 1e-15);
+  cr_assert_float_eq(s.node[0].queue_free_at[3], 0, 0); /* the receiver's queue, not the sender's */
+  cr_assert_float_eq(t.doorbells, 1, 0);
+  cr_assert_eq(t.queue, 3);
+  cr_assert_eq(t.mailbox_index, 14);
+  cr_assert_float_eq(t.done_s, 2e-3 + doorbell, 1e-15);
+  rio_state_free(&s);
+}
+
+Test(rapidio, unknown_control_op_aborts, .signal = SIGABRT)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t = {0};
+  struct rio_control_msg m = {0}; /* op 0 is no operation: the enum starts at 1 */
+  rio_control(&s, &m, &t);
 }
 
 Test(rapidio, queue_allocation_defers_when_none_is_free)
@@ -120,11 +316,11 @@ Test(rapidio, queue_allocation_defers_when_none_is_free)
   struct rio_state s = mk(3);
   s.p.dedicated_queues = 2;
   struct rio_timing t1, t2, t3;
-  rio_large_transfer(&s, 0, 2, 0, 4096, LAT, &t1);
-  rio_large_transfer(&s, 1, 2, 0, 4096, LAT, &t2);
+  rio_dedicated_queue_handshake(&s, 0, 2, 0, 4096, LAT, &t1);
+  rio_dedicated_queue_handshake(&s, 1, 2, 0, 4096, LAT, &t2);
   cr_assert_eq(t1.deferred + t2.deferred, 0);
   /* node 2 has no free queue: the third waits for the first to finish, then shakes hands */
-  rio_large_transfer(&s, 0, 2, 0, 4096, LAT, &t3);
+  rio_dedicated_queue_handshake(&s, 0, 2, 0, 4096, LAT, &t3);
   cr_assert_eq(t3.deferred, 1);
   cr_assert_float_eq(t3.total_s, t1.total_s + t1.total_s, 1e-12);
   /* a hardware-programmed transfer pays one programming step and one completion */
@@ -132,7 +328,7 @@ Test(rapidio, queue_allocation_defers_when_none_is_free)
   struct rio_state h = mk(2);
   h.p.manual_programming = false;
   struct rio_timing th;
-  rio_large_transfer(&h, 0, 1, 0, 8192, LAT, &th);
+  rio_dedicated_queue_handshake(&h, 0, 1, 0, 8192, LAT, &th);
   double handshake = 2 * (2 * 1000 / 50e6 + seg(256));
   cr_assert_float_eq(th.total_s, handshake + 32 * seg(256) + 100e-6 + (2 + 12) / BW + LAT, 1e-12);
   rio_state_free(&s);
@@ -148,8 +344,8 @@ Test(rapidio, mailboxes_limit_concurrency_per_source)
   char err[128];
   cr_assert_eq(rio_state_init(&s, 2, err, sizeof err), 0);
   struct rio_timing a, b;
-  rio_large_transfer(&s, 0, 1, 0, 4096, LAT, &a);
-  rio_large_transfer(&s, 0, 1, 0, 4096, LAT, &b); /* queues free, but no mailbox */
+  rio_dedicated_queue_handshake(&s, 0, 1, 0, 4096, LAT, &a);
+  rio_dedicated_queue_handshake(&s, 0, 1, 0, 4096, LAT, &b); /* queues free, but no mailbox */
   cr_assert_eq(b.deferred, 1);
   cr_assert_float_eq(b.total_s, 2 * a.total_s, 1e-12);
   rio_state_free(&s);
@@ -208,7 +404,7 @@ Test(rapidio, dma_saturation_causes_retries)
   struct rio_state s = mk(2);
   s.p.dma_bw_Bps = 1e3; /* far below one flow's rate */
   struct rio_timing t;
-  rio_large_transfer(&s, 0, 1, 0, 4096, LAT, &t);
+  rio_dedicated_queue_handshake(&s, 0, 1, 0, 4096, LAT, &t);
   cr_assert(t.retries > 0, "a saturated controller must reject segments");
   rio_state_free(&s);
 }
