@@ -216,10 +216,19 @@ struct stderr_filter {
   char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." */
   size_t blen;
   int crashed;
+  int abort_code; /* from the MPI layer's "called MPI_Abort with error code N" line, or -1 */
 };
 
 static void filter_line(struct stderr_filter *f, const char *line)
 {
+  const char *ab = strstr(line, "called MPI_Abort with error code ");
+  if (ab && f->abort_code < 0)
+    f->abort_code = atoi(ab + strlen("called MPI_Abort with error code "));
+  if (f->abort_code >= 0 && (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock") ||
+                             strstr(line, "MPI_Abort was called")))
+    return; /* the ranks the abort left behind are not a deadlock */
+  if (f->abort_code >= 0 && (strstr(line, "[ker_engine/") || strstr(line, "EngineImpl.cpp")))
+    return; /* SimGrid's listing of them neither */
   if (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock")) {
     f->deadlock = 1;
     const char *b = strchr(line, '[');
@@ -361,13 +370,16 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   }
   close(errp[1]);
   close(outp[1]);
-  struct stderr_filter filt = {0};
+  struct stderr_filter filt = {.abort_code = -1};
   relay(outp[0], errp[0], out_fd, &filt);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (filt.deadlock) {
+  if (filt.abort_code >= 0) {
+    /* SMPI exits 0 after MPI_Abort; the program asked for its code (0 is raised to 1: it failed) */
+    code = filt.abort_code != 0 ? filt.abort_code : 1;
+  } else if (filt.deadlock) {
     fprintf(stderr,
             "icsim: the program deadlocked (simulated time %s s): no rank can progress. Blocked: %s.\n"
             "icsim: look for a receive without a matching send, or blocking sends to each other larger than the "

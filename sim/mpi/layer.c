@@ -165,6 +165,18 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
   return check_placement(rc);
 }
 
+/* SMPI 3.32 ends the run with status 0 after MPI_Abort: say which rank aborted with which code, so
+ * that `icsim run` can exit with it (cmd_run.c reads this line). */
+int MPI_Abort(MPI_Comm comm, int code)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rt) {
+    fprintf(stderr, "icsim: rank %d called MPI_Abort with error code %d\n", icsim_my_rank(), code);
+    fflush(stderr);
+  }
+  return PMPI_Abort(comm, code);
+}
+
 /* Declared compute phases (workloads/include/icsim_phase.h). With host timing on, SMPI is
  * timing the program: stop its timer for the phase, whose cost comes from the model instead. */
 void icsim_phase_begin(void)

@@ -310,7 +310,7 @@ static int unsupported(const char *call)
             "MPI_Improbe, MPI_Mrecv or MPI_Imrecv), so this program cannot run under icsim; use MPI_Probe and "
             "MPI_Recv\n",
             call);
-  PMPI_Abort(MPI_COMM_WORLD, 3);
+  MPI_Abort(MPI_COMM_WORLD, 3);
   return MPI_ERR_OTHER;
 }
 
