@@ -1,9 +1,10 @@
 /* The progress engine: a rank takes its messages whenever it is inside any MPI call, as a real
  * MPI's progress engine does, not when the application happens to wait for them.
  *
- * Every receive is posted to SMPI as a persistent request (PMPI_Recv_init + PMPI_Start), so the
- * engine may complete it from any wait or test call without freeing the handle the application
- * holds: SMPI only marks a completed persistent request inactive. The engine keeps the status and
+ * Every receive is posted to SMPI as an ordinary non-blocking receive that the engine owns, while
+ * the application holds a stand-in handle (an SMPI persistent request that is never started), so
+ * the engine may complete the receive from any wait or test call without touching the handle the
+ * application holds. The engine keeps the status and
  * charges the stack's receive CPU at that moment (the rank is inside MPI, its CPU takes the
  * message); the application's own completion call later returns the kept status and frees the
  * request if the application did not ask for a persistent one. Blocking calls wait on their own
@@ -90,6 +91,29 @@ static struct entry *add_entry(MPI_Request r, enum entry_kind kind, int owner)
   return e;
 }
 
+/* Stand-ins: persistent requests never started, handed to the application in place of the
+ * receives the engine owns; recycled rather than created for every receive. */
+static MPI_Request *spare_handles;
+static int nspare, spare_cap;
+
+static int stand_in(MPI_Request *req)
+{
+  if (nspare > 0) {
+    *req = spare_handles[--nspare];
+    return MPI_SUCCESS;
+  }
+  return PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req);
+}
+
+static void recycle(MPI_Request r)
+{
+  if (nspare == spare_cap) {
+    spare_cap = spare_cap ? 2 * spare_cap : 64;
+    spare_handles = realloc(spare_handles, (size_t)spare_cap * sizeof *spare_handles);
+  }
+  spare_handles[nspare++] = r;
+}
+
 /* Unlink E and free its SMPI request and itself. The bucket comes from the request's handle,
  * so unlink before PMPI_Request_free nulls it. */
 static void remove_entry(struct entry *e)
@@ -99,8 +123,12 @@ static void remove_entry(struct entry *e)
       *pp = e->hnext;
       break;
     }
-  if (e->req != MPI_REQUEST_NULL)
-    PMPI_Request_free(&e->req);
+  if (e->req != MPI_REQUEST_NULL) {
+    if (e->kind == RECV || e->null_peer)
+      recycle(e->req); /* a stand-in */
+    else
+      PMPI_Request_free(&e->req);
+  }
   free(e);
 }
 
@@ -148,7 +176,7 @@ static void take(struct entry *e, const MPI_Status *st)
 {
   deactivate(e);
   e->st = *st;
-  e->live = e->kind == RECV ? e->req : MPI_REQUEST_NULL; /* a persistent send's Isend is freed */
+  e->live = MPI_REQUEST_NULL; /* SMPI freed the completed non-blocking request */
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt && e->kind == RECV && st->MPI_SOURCE >= 0 && !st->cancelled) {
     struct icsim_msg m;
@@ -206,7 +234,7 @@ void icsim_engine_poll(void)
  * is never started. */
 static int null_peer_request(MPI_Request *req, enum entry_kind kind, int user_persistent)
 {
-  int rc = PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req);
+  int rc = stand_in(req);
   if (rc != MPI_SUCCESS)
     return rc;
   struct entry *e = add_entry(*req, kind, icsim_my_rank());
@@ -236,19 +264,20 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
       null_peer_done(find(*req));
     return rc;
   }
-  int rc = PMPI_Recv_init(buf, count, type, src, tag, comm, req);
+  /* The application holds a stand-in (a persistent request never started); the receive itself
+   * is an ordinary non-blocking one the engine may complete and free whenever it lands. */
+  int rc = stand_in(req);
   if (rc != MPI_SUCCESS)
     return rc;
   struct entry *e = add_entry(*req, RECV, icsim_my_rank());
   e->user_persistent = user_persistent;
   e->buf = buf;
+  e->count = count;
+  e->type = type;
+  e->peer = src;
+  e->tag = tag;
   e->comm = comm;
-  e->live = *req;
-  if (!user_persistent) {
-    rc = PMPI_Start(req);
-    activate(e);
-  }
-  return rc;
+  return user_persistent ? MPI_SUCCESS : icsim_engine_start(req);
 }
 
 void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int count, MPI_Datatype type, int dest,
@@ -287,10 +316,13 @@ int icsim_engine_start(MPI_Request *req)
       activate(e);
     return rc;
   }
-  int rc = PMPI_Start(req);
-  if (e && e->kind == RECV && rc == MPI_SUCCESS)
-    activate(e);
-  return rc;
+  if (e && e->kind == RECV) {
+    int rc = PMPI_Irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live);
+    if (rc == MPI_SUCCESS)
+      activate(e);
+    return rc;
+  }
+  return PMPI_Start(req);
 }
 
 /* Where one of the application's requests stands. */
@@ -793,5 +825,16 @@ int MPI_Startall(int n, MPI_Request reqs[])
     if (rc != MPI_SUCCESS)
       return rc;
   }
+  return MPI_SUCCESS;
+}
+
+/* The application cancels through its stand-in: cancel the receive in flight. */
+int MPI_Cancel(MPI_Request *req)
+{
+  struct entry *e = find(*req);
+  if (!e || !icsim_runtime_get())
+    return PMPI_Cancel(req);
+  if (e->active && e->live != MPI_REQUEST_NULL)
+    return PMPI_Cancel(&e->live);
   return MPI_SUCCESS;
 }
