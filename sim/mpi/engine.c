@@ -396,51 +396,6 @@ static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st
   return result;
 }
 
-/* Waitall's block: like block_once, but takes everything that completes together (one SMPI
- * waitsome instead of one waitany per request: a window of eager sends completes at once).
- * Marks the application's slots that completed in FINISHED with their statuses; returns how many
- * things completed, 0 when nothing is active at all. */
-static int block_some(MPI_Request *reqs, const int *slots, int n, char *finished, MPI_Status *statuses)
-{
-  int me = icsim_my_rank();
-  ensure_ranks(me);
-  int na = 0;
-  for (struct entry *e = active_head[me]; e; e = e->anext)
-    na++;
-  int total = n + na;
-  MPI_Request *all = malloc((size_t)(total + 1) * sizeof *all);
-  struct entry **ents = malloc((size_t)(na + 1) * sizeof *ents);
-  int *idx = malloc((size_t)(total + 1) * sizeof *idx);
-  MPI_Status *sts = malloc((size_t)(total + 1) * sizeof *sts);
-  for (int i = 0; i < n; i++)
-    all[i] = reqs[slots[i]];
-  int k = 0;
-  for (struct entry *e = active_head[me]; e; e = e->anext) {
-    ents[k] = e;
-    all[n + k++] = e->live;
-  }
-  int out = 0;
-  PMPI_Waitsome(total, all, &out, idx, sts);
-  if (out == MPI_UNDEFINED)
-    out = 0;
-  for (int i = 0; i < out; i++) {
-    int j = idx[i];
-    if (j < n) {
-      reqs[slots[j]] = all[j];
-      if (statuses != MPI_STATUSES_IGNORE)
-        statuses[slots[j]] = sts[i];
-      finished[slots[j]] = 1;
-    } else {
-      take(ents[j - n], &sts[i]);
-    }
-  }
-  free(all);
-  free(ents);
-  free(idx);
-  free(sts);
-  return out;
-}
-
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
   if (!icsim_runtime_get())
@@ -448,9 +403,9 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
   icsim_charge_call("MPI_Waitall");
   char *finished = calloc((size_t)(n > 0 ? n : 1), 1);
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
-  /* Take what has landed once; after that each block_once waits on every receive of the rank
-   * too, so nothing lands unseen and no further poll (one simcall per receive) is needed. */
-  icsim_engine_poll();
+  /* No poll here: each block waits on every receive of the rank too, so what has landed is taken
+   * by the first blocks. (SimGrid 3.32 keeps a communication completed through a test in its
+   * actor's list of activities for good, which makes every later computation slower: waits only.) */
   for (;;) {
     int nothers = 0, waiting = 0;
     for (int i = 0; i < n; i++) {
@@ -466,8 +421,14 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     }
     if (nothers == 0 && waiting == 0)
       break;
-    int got = block_some(reqs, slots, nothers, finished, statuses);
-    if (got == 0) { /* only inactive requests left */
+    MPI_Status st;
+    int g = block_once(reqs, slots, nothers, &st);
+    if (g >= 0) {
+      finished[g] = 1;
+      if (statuses != MPI_STATUSES_IGNORE)
+        statuses[g] = st;
+    }
+    if (g == -2) { /* only inactive requests left */
       for (int i = 0; i < nothers; i++) {
         empty_status(status_at(statuses, slots[i]));
         finished[slots[i]] = 1;
@@ -488,9 +449,9 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
   icsim_charge_call("MPI_Waitany");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   *index = MPI_UNDEFINED;
-  /* Take what has landed once; after that each block_once waits on every receive of the rank
-   * too, so nothing lands unseen and no further poll (one simcall per receive) is needed. */
-  icsim_engine_poll();
+  /* No poll here: each block waits on every receive of the rank too, so what has landed is taken
+   * by the first blocks. (SimGrid 3.32 keeps a communication completed through a test in its
+   * actor's list of activities for good, which makes every later computation slower: waits only.) */
   for (;;) {
     int nothers = 0, waiting = 0;
     for (int i = 0; i < n; i++) {
