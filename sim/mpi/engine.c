@@ -92,27 +92,8 @@ static struct entry *add_entry(MPI_Request r, enum entry_kind kind, int owner)
 }
 
 /* Stand-ins: persistent requests never started, handed to the application in place of the
- * receives the engine owns; recycled rather than created for every receive. */
-static MPI_Request *spare_handles;
-static int nspare, spare_cap;
-
-static int stand_in(MPI_Request *req)
-{
-  if (nspare > 0) {
-    *req = spare_handles[--nspare];
-    return MPI_SUCCESS;
-  }
-  return PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req);
-}
-
-static void recycle(MPI_Request r)
-{
-  if (nspare == spare_cap) {
-    spare_cap = spare_cap ? 2 * spare_cap : 64;
-    spare_handles = realloc(spare_handles, (size_t)spare_cap * sizeof *spare_handles);
-  }
-  spare_handles[nspare++] = r;
-}
+ * receives the engine owns. */
+static int stand_in(MPI_Request *req) { return PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req); }
 
 /* Unlink E and free its SMPI request and itself. The bucket comes from the request's handle,
  * so unlink before PMPI_Request_free nulls it. */
@@ -123,12 +104,8 @@ static void remove_entry(struct entry *e)
       *pp = e->hnext;
       break;
     }
-  if (e->req != MPI_REQUEST_NULL) {
-    if (e->kind == RECV || e->null_peer)
-      recycle(e->req); /* a stand-in */
-    else
-      PMPI_Request_free(&e->req);
-  }
+  if (e->req != MPI_REQUEST_NULL)
+    PMPI_Request_free(&e->req); /* not recycled: a Fortran handle of it would outlive it */
   free(e);
 }
 
