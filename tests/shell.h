@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 /* Run CMD through sh; returns its exit status (128 when killed), stdout (and stderr when MERGE)
@@ -26,6 +27,18 @@ static int run(const char *cmd, char **out, int merge)
   int st = pclose(p);
   *out = buf;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Value printed for SIZE in an OSU-style output, or -1. */
+__attribute__((unused)) static double row_value(const char *out, long size)
+{
+  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    long s;
+    double v;
+    if (*l != '#' && sscanf(l, "%ld %lf", &s, &v) == 2 && s == size)
+      return v;
+  }
+  return -1;
 }
 
 #endif

@@ -15,18 +15,6 @@
 #define PINGPONG ICSIM_SRC "/tests/data/pingpong-2node.yaml"
 #define SCORE ICSIM_SRC "/platforms/score-gige-xeon.yaml"
 
-/* Value printed for SIZE in an OSU-style output, or -1. */
-static double row_value(const char *out, long size)
-{
-  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-    long s;
-    double v;
-    if (*l != '#' && sscanf(l, "%ld %lf", &s, &v) == 2 && s == size)
-      return v;
-  }
-  return -1;
-}
-
 Test(e2e, pingpong_matches_closed_form)
 {
   char *out;

@@ -14,17 +14,6 @@
 
 static const char *platforms[] = {"score-gige-xeon", "niisi-rapidio-4", "sibsutis-numa-ib", "sibsutis-smp-gige"};
 
-static double row_value(const char *out, long size)
-{
-  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-    long s;
-    double v;
-    if (*l != '#' && sscanf(l, "%ld %lf", &s, &v) == 2 && s == size)
-      return v;
-  }
-  return -1;
-}
-
 /* Value of "name": {"value": X in a --stats file, or -1. */
 static double stat_value(const char *path, const char *name)
 {

@@ -16,18 +16,6 @@
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define WL ICSIM_BUILD "/workloads/"
 
-/* Value printed for SIZE in an OSU-style output, or -1. */
-static double row_value(const char *out, long size)
-{
-  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-    long s;
-    double v;
-    if (*l != '#' && sscanf(l, "%ld %lf", &s, &v) == 2 && s == size)
-      return v;
-  }
-  return -1;
-}
-
 /* The number after LABEL in OUT, or -1. */
 static double labelled(const char *out, const char *label)
 {

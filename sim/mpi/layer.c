@@ -36,18 +36,24 @@ int icsim_my_rank(void)
   return by_pid[pid];
 }
 
-int icsim_world_rank(MPI_Comm comm, int r)
+int icsim_group_world_rank(MPI_Group g, int r)
 {
-  if (comm == MPI_COMM_WORLD || r < 0)
-    return r;
-  MPI_Group g, wg;
+  MPI_Group wg;
   int out = MPI_UNDEFINED;
-  PMPI_Comm_group(comm, &g);
   PMPI_Comm_group(MPI_COMM_WORLD, &wg);
   PMPI_Group_translate_ranks(g, 1, &r, wg, &out);
   PMPI_Group_free(&g);
   PMPI_Group_free(&wg);
   return out;
+}
+
+int icsim_world_rank(MPI_Comm comm, int r)
+{
+  if (comm == MPI_COMM_WORLD || r < 0)
+    return r;
+  MPI_Group g;
+  PMPI_Comm_group(comm, &g);
+  return icsim_group_world_rank(g, r);
 }
 
 /* Common predefined types answered here: each PMPI call costs SMPI two clock syscalls. */

@@ -11,6 +11,8 @@
 
 /* World rank of the calling rank (cached per actor). */
 int icsim_my_rank(void);
+/* World rank of rank R of group G (G is freed here). */
+int icsim_group_world_rank(MPI_Group g, int r);
 /* World rank of rank R of COMM (R < 0 passes through). */
 int icsim_world_rank(MPI_Comm comm, int r);
 /* Bytes of COUNT elements of TYPE. */

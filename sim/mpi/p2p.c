@@ -155,13 +155,9 @@ static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int tar
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt || target == MPI_PROC_NULL)
     return;
-  MPI_Group g, wg;
-  int world = MPI_UNDEFINED;
+  MPI_Group g;
   PMPI_Win_get_group(win, &g);
-  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-  PMPI_Group_translate_ranks(g, 1, &target, wg, &world);
-  PMPI_Group_free(&g);
-  PMPI_Group_free(&wg);
+  int world = icsim_group_world_rank(g, target);
   int me = icsim_my_rank();
   struct icsim_msg m;
   if (kind == ICSIM_MSG_GET)
