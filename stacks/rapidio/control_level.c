@@ -56,6 +56,23 @@ void rio_state_free(struct rio_state *s)
 
 bool rio_is_large(const struct rio_params *p, double bytes) { return bytes > p->large_threshold_B; }
 
+enum rio_path rio_path_of(const struct rio_params *p, double bytes)
+{
+  if (rio_is_large(p, bytes))
+    return RIO_PATH_DEDICATED;
+  return bytes > p->mx_rndv_threshold_B ? RIO_PATH_MX_PULL : RIO_PATH_MX_EAGER;
+}
+
+const char *rio_path_name(enum rio_path path)
+{
+  switch (path) {
+  case RIO_PATH_MX_EAGER: return "mx-eager (mailbox 0)";
+  case RIO_PATH_MX_PULL: return "mx-pull (mailbox 0, bounce buffers)";
+  case RIO_PATH_DEDICATED: return "dedicated queue (zero-copy)";
+  }
+  return "?";
+}
+
 double rio_small_cpu_s(const struct rio_state *s, double bytes)
 {
   const struct rio_params *p = &s->p;
@@ -97,7 +114,7 @@ static double overlapping_rate(struct rio_node *n, double now, double from, doub
     if (n->flows[i].end_s <= now)
       continue;
     n->flows[k++] = n->flows[i];
-    if (n->flows[i].start_s < to && n->flows[i].end_s > from && (out < 0 || n->flows[i].out == out))
+    if (n->flows[i].start_s < to && n->flows[i].end_s > from && (out < 0 ? n->flows[i].out <= RIO_FLOW_OUT : n->flows[i].out == out))
       sum += n->flows[i].rate_Bps;
   }
   n->nflows = k;
@@ -121,8 +138,8 @@ static double share_lanes(struct rio_state *s, int src, int dst, double now, dou
                           double wire_B)
 {
   double rate = wire_B / data_s;
-  double lanes = fmax(overlapping_rate(&s->node[src], now, from, from + data_s, 1),
-                      overlapping_rate(&s->node[dst], now, from, from + data_s, 0));
+  double lanes = fmax(overlapping_rate(&s->node[src], now, from, from + data_s, RIO_FLOW_OUT),
+                      overlapping_rate(&s->node[dst], now, from, from + data_s, RIO_FLOW_IN));
   if (lanes + rate > s->link_bw_Bps)
     data_s *= (lanes + rate) / s->link_bw_Bps;
   return data_s;
@@ -130,8 +147,8 @@ static double share_lanes(struct rio_state *s, int src, int dst, double now, dou
 
 static void place_flow(struct rio_state *s, int src, int dst, double from, double to, double wire_B)
 {
-  add_flow(&s->node[src], from, to, wire_B / (to - from), 1);
-  add_flow(&s->node[dst], from, to, wire_B / (to - from), 0);
+  add_flow(&s->node[src], from, to, wire_B / (to - from), RIO_FLOW_OUT);
+  add_flow(&s->node[dst], from, to, wire_B / (to - from), RIO_FLOW_IN);
 }
 
 /* When NEED buffers of the common queue are free: until then the receiver rejects segments. */
@@ -165,34 +182,85 @@ static double control_message_s(const struct rio_state *s, double route_lat_s)
   return cpu + rio_messages_s(p, rio_round(p, p->small_header_B), s->link_bw_Bps, route_lat_s, NULL, NULL);
 }
 
-/* Small data to the receiver's common queue on mailbox 0: header + data in bounce buffers, one
- * common-queue buffer per 4 KiB message, reassembled and copied out by the receiver's CPU. */
+/* Small data to the receiver's common queue on mailbox 0: header + data rounded, cut into 4 KiB
+ * RapidIO messages (pieces), one common-queue buffer each, reassembled by the receiver. The
+ * sending driver handles one piece at a time: it learns that a piece completed (completion
+ * latency) before it programs the next, as for the dedicated queues. While no common-queue buffer
+ * is free the receiver rejects the piece's segments and the sender retries them.
+ * Eager (MX medium) data is in MX's aligned send buffer already; the receiving CPU drains each
+ * piece with its share of the MX receive path (charged to the rank as recv_cpu too), and the data
+ * counts as delivered when its last piece has arrived.
+ * Pulled data (M->pulled, an MX rendezvous) comes from the user's registered pages: the sending
+ * driver copies each piece into a bounce buffer first (one piece after another on that node), the
+ * receiving driver copies each out of the common queue into the user's pages (one piece after
+ * another on that node), and the data is delivered when the last piece is copied out. */
 static double small_data(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
 {
   const struct rio_params *p = &s->p;
   struct rio_control_mailbox *cm = &s->node[m->dst].control;
   double r = rio_round(p, m->bytes + p->small_header_B); /* bounce buffer: header + data, rounded */
-  double segs, msgs;
-  double move_s = rio_messages_s(p, r, s->link_bw_Bps, m->route_lat_s, &segs, &msgs);
-  /* Each 4 KiB piece needs a free common-queue buffer; while none is free the receiver rejects
-   * the segment and the sender retries it. */
-  int need = (int)fmin(msgs, cm->slots);
-  double free_at = control_mailbox_free_at(cm, need);
-  double wait = free_at > m->at_s ? free_at - m->at_s : 0;
+  double msg_B = p->segment_B * p->segments_per_message;
+  int pieces = r > msg_B ? (int)ceil(r / msg_B) : 1;
+  double drain_per_piece = rio_small_cpu_s(s, m->bytes) / pieces; /* eager: the MX receive path */
   double attempt = rio_segment_s(p, p->segment_B, s->link_bw_Bps, m->route_lat_s) + p->retry_delay_s;
-  double retries = wait > 0 ? ceil(wait / attempt) : 0;
-  control_mailbox_take(cm, need, m->at_s + wait + move_s, rio_small_cpu_s(s, m->bytes));
-  /* the rejected attempts occupy the lanes while waiting; the packet itself flows after */
-  if (wait > 0)
-    place_flow(s, m->src, m->dst, m->at_s, m->at_s + wait, retries * (p->segment_B + p->packet_header_B));
-  double wire_B = r + segs * p->packet_header_B;
-  double data = share_lanes(s, m->src, m->dst, m->now_s, m->at_s + wait, move_s, wire_B);
-  place_flow(s, m->src, m->dst, m->at_s + wait, m->at_s + wait + data, wire_B);
-  t->segments += segs;
-  t->messages += msgs;
-  t->retries += retries;
-  t->data_s = data;
-  return wait + data;
+  double at = m->at_s, last_arrival = at, wire_B = 0, moving = 0, copies = 0, copy = 0, first_move = -1;
+  for (int i = 0; i < pieces; i++) {
+    double piece = i < pieces - 1 ? msg_B : r - (pieces - 1) * msg_B;
+    copy = m->pulled ? piece / p->copy_bw_Bps : 0;
+    at += copy; /* pulled: the sending driver copies the piece into a bounce buffer */
+    copies += copy;
+    /* eager pieces wait for a common-queue buffer; pulled pieces are drained at the rate the
+     * receiving driver copies them out (its CPU load below), which bounds the buffers they hold */
+    double free_at = m->pulled ? at : control_mailbox_free_at(cm, 1);
+    double wait = free_at > at ? free_at - at : 0;
+    if (wait > 0) { /* rejected attempts occupy the lanes while the receiver has no buffer */
+      double retries = ceil(wait / attempt);
+      t->retries += retries;
+      place_flow(s, m->src, m->dst, at, at + wait, retries * (p->segment_B + p->packet_header_B));
+      at += wait;
+    }
+    double segs;
+    double move_s = rio_messages_s(p, piece, s->link_bw_Bps, m->route_lat_s, &segs, NULL);
+    if (first_move < 0)
+      first_move = at;
+    last_arrival = at + move_s;
+    moving += move_s;
+    if (!m->pulled)
+      control_mailbox_take(cm, 1, last_arrival, drain_per_piece);
+    wire_B += piece + segs * p->packet_header_B;
+    t->segments += segs;
+    t->messages += 1;
+    at = last_arrival + (i < pieces - 1 ? p->completion_latency_s : 0);
+  }
+  /* pulled: the last piece is delivered once copied out */
+  double end = last_arrival + copy;
+  if (m->pulled) {
+    /* Each driver copies pieces one at a time: its CPU is a queue of copy work shared by every
+     * pulled transfer on the node, while the gaps of one transfer's chain (completion latency)
+     * leave it free for others' pieces. The transfer cannot end before both drivers have done
+     * the work queued before it and its own. */
+    struct rio_node *tx = &s->node[m->src], *rx = &s->node[m->dst];
+    tx->driver_busy_until = fmax(tx->driver_busy_until, m->at_s) + copies;
+    rx->drain_busy_until = fmax(rx->drain_busy_until, m->at_s) + copies;
+    end = fmax(end, fmax(tx->driver_busy_until, rx->drain_busy_until) + copy);
+  }
+  double span = end - m->at_s;
+  if (m->pulled) {
+    /* the lanes likewise: a queue of link time, the chain's gaps left to other transfers */
+    struct rio_node *tx = &s->node[m->src], *rx = &s->node[m->dst];
+    double link_s = wire_B / s->link_bw_Bps;
+    tx->out_busy_until = fmax(tx->out_busy_until, m->at_s) + link_s;
+    rx->in_busy_until = fmax(rx->in_busy_until, m->at_s) + link_s;
+    span = fmax(span, fmax(tx->out_busy_until, rx->in_busy_until) - m->at_s);
+  } else {
+    /* the pieces share the source's outbound and the destination's inbound lanes with the
+     * transfers placed before them; a combined rate above the link stretches the whole span */
+    double moving_span = end - first_move;
+    span += share_lanes(s, m->src, m->dst, m->now_s, first_move, moving_span, wire_B) - moving_span;
+  }
+  place_flow(s, m->src, m->dst, first_move, m->at_s + span, wire_B);
+  t->data_s = moving;
+  return span;
 }
 
 /* The receiver's control level reserves the earliest-free dedicated queue and (mailbox, letter)
@@ -316,6 +384,19 @@ void rio_small_transfer(struct rio_state *s, int src, int dst, double now, doubl
   struct rio_control_msg m = {.op = RIO_SMALL_DATA, .src = src, .dst = dst, .now_s = now, .at_s = now,
                                 .bytes = bytes, .route_lat_s = route_lat_s};
   t->total_s = rio_control(s, &m, t);
+}
+
+void rio_pull_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
+                       struct rio_timing *t)
+{
+  memset(t, 0, sizeof *t);
+  /* MX's rendezvous: RNDV from the sender, PULL from the receiver, each a control message on
+   * mailbox 0; then the registered pages as pulled small data */
+  double handshake = 2 * control_message_s(s, route_lat_s);
+  t->control_messages += 2;
+  struct rio_control_msg m = {.op = RIO_SMALL_DATA, .src = src, .dst = dst, .now_s = now, .at_s = now + handshake,
+                              .bytes = bytes, .route_lat_s = route_lat_s, .pulled = true};
+  t->total_s = handshake + rio_control(s, &m, t);
 }
 
 void rio_dedicated_queue_handshake(struct rio_state *s, int src, int dst, double now, double bytes,

@@ -43,10 +43,17 @@ static double rio_send_cpu(void *state, const struct icsim_msg *m)
   double n = (double)m->bytes;
   if (m->kind != ICSIM_MSG_P2P) /* MPI_Put/MPI_Get: CPU loads and stores through the window */
     return ceil(fmax(n, 1) / p->io_payload_B) * p->io_instructions / s->clock_Hz;
-  if (!rio_is_large(p, n)) {
-    /* small data: copied with its type/size header into a bounce buffer for mailbox 0 */
+  switch (rio_path_of(p, n)) {
+  case RIO_PATH_MX_EAGER:
+    /* MX medium: the library copies the data with its type/size header into its aligned send
+     * buffer, which the control level sends from on mailbox 0 */
     s->bounce_copies++;
     return rio_small_cpu_s(s, n);
+  case RIO_PATH_MX_PULL:
+    /* MX large: the pages are registered; the drivers' per-piece copies are on the wire side */
+    return p->mx_large_instructions / s->clock_Hz;
+  case RIO_PATH_DEDICATED:
+    break;
   }
   double t = rio_large_send_cpu_s(s, n);
   if (aligned(p, m->buf)) {
@@ -63,8 +70,11 @@ static double rio_recv_cpu(void *state, const struct icsim_msg *m)
   struct rio_state *s = state;
   const struct rio_params *p = &s->p;
   double n = (double)m->bytes;
-  if (!rio_is_large(p, n))
-    return rio_small_cpu_s(s, n);
+  switch (rio_path_of(p, n)) {
+  case RIO_PATH_MX_EAGER: return rio_small_cpu_s(s, n);
+  case RIO_PATH_MX_PULL: return p->mx_large_instructions / s->clock_Hz;
+  case RIO_PATH_DEDICATED: break;
+  }
   double t = p->mx_large_instructions / s->clock_Hz;
   if (!aligned(p, m->buf)) { /* received into an aligned bounce buffer, copied out */
     s->bounce_copies++;
@@ -106,10 +116,14 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
     t.total_s = start - q->now_s + io;
     t.data_s = io;
     s->io_transactions += t.io_transactions;
-  } else if (!rio_is_large(p, q->bytes)) {
+  } else if (rio_path_of(p, q->bytes) == RIO_PATH_MX_EAGER) {
     rio_small_transfer(s, q->src_node, q->dst_node, q->now_s, q->bytes, lat, &t);
     s->small_msgs++;
     s->bytes_small += q->bytes;
+  } else if (rio_path_of(p, q->bytes) == RIO_PATH_MX_PULL) {
+    rio_pull_transfer(s, q->src_node, q->dst_node, q->now_s, q->bytes, lat, &t);
+    s->pulled_msgs++;
+    s->bytes_pulled += q->bytes;
   } else {
     rio_dedicated_queue_handshake(s, q->src_node, q->dst_node, q->now_s, rio_round(p, q->bytes), lat, &t);
     s->large_msgs++;
@@ -166,19 +180,27 @@ static void rio_transfer_done(void *state, const struct icsim_transfer *t, doubl
   }
 }
 
-static double rio_eager_limit(void *state) { return ((struct rio_state *)state)->p.large_threshold_B; }
+/* Above MX's medium size the sender waits for the receiver (rendezvous); the control level's own
+ * boundary is above or below it. */
+static double rio_eager_limit(void *state)
+{
+  const struct rio_params *p = &((struct rio_state *)state)->p;
+  return fmin(p->mx_rndv_threshold_B, p->large_threshold_B);
+}
 
 static size_t rio_counters(void *state, struct icsim_counter *out, size_t max)
 {
   struct rio_state *s = state;
   struct icsim_counter c[] = {
-      {"small_messages", "transfers", s->small_msgs},     {"large_messages", "transfers", s->large_msgs},
+      {"small_messages", "transfers", s->small_msgs},     {"pulled_messages", "transfers", s->pulled_msgs},
+      {"large_messages", "transfers", s->large_msgs},
       {"rapidio_messages", "messages", s->rio_messages}, {"segments", "segments", s->segments},
       {"segment_retries", "segments", s->retries},       {"bounce_copies", "copies", s->bounce_copies},
       {"zero_copy_sends", "messages", s->zero_copy},     {"queue_deferrals", "requests", s->deferrals},
       {"control_messages", "messages", s->control_messages}, {"doorbells", "doorbells", s->doorbells},
       {"io_transactions", "transactions", s->io_transactions}, {"placement_hazards", "messages", s->hazards},
-      {"small_bytes", "bytes", s->bytes_small},          {"large_bytes", "bytes", s->bytes_large},
+      {"small_bytes", "bytes", s->bytes_small},          {"pulled_bytes", "bytes", s->bytes_pulled},
+      {"large_bytes", "bytes", s->bytes_large},
       {"queue_releases", "queues", s->queue_releases},   {"late_queue_releases", "queues", s->late_releases},
   };
   size_t n = sizeof c / sizeof c[0];
@@ -199,10 +221,11 @@ static int rio_check(void *state, char *err, size_t errlen)
              s->queue_releases, s->nholds);
     return -1;
   }
-  if (s->control_messages != 2 * s->large_msgs) {
+  if (s->control_messages != 2 * (s->large_msgs + s->pulled_msgs)) {
     snprintf(err, errlen,
-             "rapidio: %.0f control messages for %.0f large messages (expected a queue request and a reply each)",
-             s->control_messages, s->large_msgs);
+             "rapidio: %.0f control messages for %.0f large and %.0f pulled messages (expected two each: queue "
+             "request and reply, or RNDV and PULL)",
+             s->control_messages, s->large_msgs, s->pulled_msgs);
     return -1;
   }
   return 0;

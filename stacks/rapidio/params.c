@@ -34,9 +34,15 @@ const struct icsim_param_desc rio_params_table[RIO_NPARAMS] = {
       io_payload_B),
     N("rapidio/io-header-bits", 0, 1024, "54", "paper", "IO transaction header: 6 bytes + 6 bits", io_header_bits),
     Q("rapidio/doorbell-bytes", ICSIM_DIM_SIZE, 0, 2, "2B", "paper", "doorbell payload", doorbell_B),
+    /* MX */
+    Q("rapidio/mx-rndv-threshold", ICSIM_DIM_SIZE, 0, 1e9, "32KiB", "spec",
+      "MX's largest medium (eager, copied) message; above it MX's rendezvous: RNDV, the receiver pulls (MX wire "
+      "format, as Open-MX's OMX__MX_MEDIUM_MSG_LENGTH_MAX = 32768 in common/omx_io.h)",
+      mx_rndv_threshold_B),
     /* control level */
     Q("rapidio/large-threshold", ICSIM_DIM_SIZE, 0, 1e9, "4KiB", "assumed",
-      "largest message sent as small data through mailbox 0 (set empirically in the paper)", large_threshold_B),
+      "the control level's small/large boundary: largest message sent as small data through mailbox 0 (set "
+      "empirically in the paper)", large_threshold_B),
     Q("rapidio/small-header-bytes", ICSIM_DIM_SIZE, 0, 256, "16B", "assumed",
       "type/size header of small data, tells it from control information", small_header_B),
     B("rapidio/round-to-segment", "true", "paper", "round send and receive sizes up to 256 B (guards the placement hazard)",

@@ -45,6 +45,9 @@ struct rio_params {
   double io_payload_B;       /* NREAD/NWRITE payload */
   double io_header_bits;     /* 6 bytes + 6 bits */
   double doorbell_B;
+  /* MX */
+  double mx_rndv_threshold_B; /* MX's medium/large boundary: above it, rendezvous (RNDV, then the
+                               * receiver pulls the data from the sender's registered pages) */
   /* control level */
   double large_threshold_B;  /* above: dedicated queue; at or below: common queue + bounce */
   double small_header_B;     /* type/size header of small data on mailbox 0 */
@@ -90,6 +93,21 @@ struct rio_hold {
  * queues are numbered after it. */
 #define RIO_CONTROL_MAILBOX 0
 
+/* The three paths a message takes, keyed by its size at two boundaries:
+ *   MX's medium/large boundary (mx-rndv-threshold, 32 KiB in MX), and
+ *   the control level's small/large boundary (large-threshold, set empirically in the paper).
+ * RIO_PATH_MX_EAGER      MX medium message: the MX library copies it at both ends; the control
+ *                        level sends it as small data on mailbox 0.
+ * RIO_PATH_MX_PULL       MX large message below the control level's boundary: MX's rendezvous
+ *                        (RNDV, PULL on mailbox 0), then the registered pages go as small data on
+ *                        mailbox 0, copied 4 KiB at a time into bounce buffers by the sending driver
+ *                        and out of the common queue by the receiving one.
+ * RIO_PATH_DEDICATED     above the control level's boundary: the dedicated-queue handshake and
+ *                        zero-copy 4 KiB messages programmed by hand. */
+enum rio_path { RIO_PATH_MX_EAGER, RIO_PATH_MX_PULL, RIO_PATH_DEDICATED };
+enum rio_path rio_path_of(const struct rio_params *p, double bytes);
+const char *rio_path_name(enum rio_path path);
+
 /* A node's control mailbox as a receiver: the common queue the driver opens at start-up, whose
  * 4 KiB buffers take small data and everything no dedicated queue accepts, and the CPU that
  * drains it one packet at a time (reassembly, header, copy out of the bounce buffer). */
@@ -101,13 +119,18 @@ struct rio_control_mailbox {
 
 /* Per-node bookkeeping of the control level: its control mailbox, when each dedicated queue is
  * free again, and the large flows in progress (for DMA contention). */
+enum { RIO_FLOW_IN, RIO_FLOW_OUT };
+
 struct rio_node {
   struct rio_control_mailbox control;
+  double driver_busy_until; /* pulled pieces: the sending driver has copied all queued ones */
+  double drain_busy_until;  /* pulled pieces: the receiving driver has copied all queued ones out */
+  double out_busy_until, in_busy_until; /* pulled pieces: link time queued on each lane */
   double *queue_free_at;        /* [dedicated_queues] */
   double io_free_at;            /* the CPU issues IO transactions one stream at a time */
   struct rio_flow {
     double start_s, end_s, rate_Bps;
-    int out; /* 1: leaves this node (outbound lane), 0: arrives */
+    int out; /* RIO_FLOW_OUT: leaves this node (outbound lane), RIO_FLOW_IN: arrives */
   } *flows;
   int nflows, flows_cap;
 };
@@ -120,9 +143,9 @@ struct rio_state {
   struct rio_node *node;
   double *mailbox_free_at; /* [src][dst][mailbox 1..][letter] */
   /* counters */
-  double small_msgs, large_msgs, segments, retries, rio_messages, bounce_copies, zero_copy, deferrals,
+  double small_msgs, pulled_msgs, large_msgs, segments, retries, rio_messages, bounce_copies, zero_copy, deferrals,
       control_messages, doorbells, io_transactions, hazards, queue_grants, queue_requests;
-  double bytes_small, bytes_large, queue_releases, late_releases;
+  double bytes_small, bytes_pulled, bytes_large, queue_releases, late_releases;
   int hazard_reported;
   struct rio_hold *holds;
   int nholds, holds_cap;
@@ -175,6 +198,7 @@ struct rio_control_msg {
   double bytes;       /* the small data, or the registered buffer (rounded) */
   double route_lat_s;
   /* filled by RIO_QUEUE_REQUEST */
+  bool pulled;        /* RIO_SMALL_DATA of an MX rendezvous: per-piece bounce copies by the drivers */
   double granted_s;   /* when a queue and a (mailbox, letter) are free: > now_s if deferred */
   int queue;          /* the receiver's dedicated queue */
   size_t mailbox_index; /* the (mailbox, letter) reserved, as an index in mailbox_free_at */
@@ -193,6 +217,10 @@ double rio_control(struct rio_state *s, struct rio_control_msg *m, struct rio_ti
 /* Small data: one RIO_SMALL_DATA on mailbox 0. */
 void rio_small_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
                         struct rio_timing *t);
+/* MX rendezvous below the control level's boundary: RNDV and PULL on mailbox 0, then the data as
+ * pulled small data. */
+void rio_pull_transfer(struct rio_state *s, int src, int dst, double now, double bytes, double route_lat_s,
+                       struct rio_timing *t);
 /* Large data: RIO_QUEUE_REQUEST, RIO_QUEUE_REPLY, RIO_SEND_TO_MAILBOX, RIO_COMPLETION. */
 void rio_dedicated_queue_handshake(struct rio_state *s, int src, int dst, double now, double bytes,
                                    double route_lat_s, struct rio_timing *t);
@@ -204,7 +232,7 @@ double rio_small_cpu_s(const struct rio_state *s, double bytes);
 double rio_large_send_cpu_s(const struct rio_state *s, double bytes);
 
 /* params.c */
-#define RIO_NPARAMS 27
+#define RIO_NPARAMS 28
 extern const struct icsim_param_desc rio_params_table[RIO_NPARAMS];
 extern const size_t rio_params_table_len;
 

@@ -30,6 +30,7 @@ static struct rio_state mk(int nodes)
   p->io_header_bits = 54;
   p->doorbell_B = 2;
   p->large_threshold_B = 4096;
+  p->mx_rndv_threshold_B = 32768;
   p->small_header_B = 16;
   p->round_to_segment = true;
   p->zero_copy_align_B = 4096;
@@ -166,21 +167,68 @@ Test(rapidio, small_data_takes_common_queue_buffers_and_the_receiving_cpu)
   for (int i = 1; i < 8; i++)
     cr_assert_float_eq(cm->slot_free_at[i], 0, 0);
   cr_assert_float_eq(s.node[0].control.cpu_free_at, 0, 0); /* the sender's mailbox is untouched */
-  /* 5000 B + 16 -> 5120 B: 20 segments in 2 messages, 2 more buffers. Sent as the first packet
-   * leaves the lanes (concurrent segments would share them), it is in 20 segments later (~45 us),
-   * while the CPU is still on the first packet (~472 us): it waits for it */
+  /* 5000 B + 16 -> 5120 B: 20 segments in 2 messages (pieces of 4096 and 1024 B), 2 more
+   * buffers. Sent as the first packet leaves the lanes (concurrent segments would share them): 16
+   * segments, the first piece's completion (100 us) before the driver programs the second, 4
+   * segments; the CPU is still on the first packet (~472 us) and drains each piece with half of
+   * the message's receive path */
   struct rio_timing u = {0};
   m.bytes = 5000;
   m.now_s = m.at_s = seg(256);
   double took_5000 = rio_control(&s, &m, &u);
-  cr_assert_float_eq(took_5000, 20 * seg(256), 1e-15);
+  cr_assert_float_eq(took_5000, 20 * seg(256) + 100e-6, 1e-15);
   cr_assert_float_eq(u.segments, 20, 0);
   cr_assert_float_eq(u.messages, 2, 0);
   cr_assert(21 * seg(256) < drained);
-  double second = drained + (20000 + 2 * 3000) / 50e6 + 5120 / 25e6;
+  double half = ((20000 + 2 * 3000) / 50e6 + 5120 / 25e6) / 2, second = drained + 2 * half;
   cr_assert_float_eq(cm->cpu_free_at, second, 1e-15);
-  cr_assert_float_eq(cm->slot_free_at[1], second, 1e-15);
+  cr_assert_float_eq(cm->slot_free_at[1], drained + half, 1e-15);
   cr_assert_float_eq(cm->slot_free_at[2], second, 1e-15);
+  rio_state_free(&s);
+}
+
+Test(rapidio, paths_are_keyed_by_size_at_two_boundaries)
+{
+  struct rio_state s = mk(2);
+  s.p.large_threshold_B = 1048576;
+  cr_assert_eq(rio_path_of(&s.p, 32768), RIO_PATH_MX_EAGER); /* MX medium up to 32 KiB */
+  cr_assert_eq(rio_path_of(&s.p, 32769), RIO_PATH_MX_PULL);
+  cr_assert_eq(rio_path_of(&s.p, 1048576), RIO_PATH_MX_PULL);
+  cr_assert_eq(rio_path_of(&s.p, 1048577), RIO_PATH_DEDICATED);
+  /* MX's rendezvous starts at its medium limit whatever the control level does: SMPI's eager
+   * limit is the smaller of the two boundaries */
+  cr_assert_float_eq(rapidio_stack.eager_limit_bytes(&s), 32768, 0);
+  s.p.large_threshold_B = 4096;
+  cr_assert_float_eq(rapidio_stack.eager_limit_bytes(&s), 4096, 0);
+  rio_state_free(&s);
+}
+
+Test(rapidio, pulled_data_is_copied_piece_by_piece_by_both_drivers)
+{
+  struct rio_state s = mk(2);
+  struct rio_timing t;
+  /* 8192 B + 16 B header -> 8448 B: pieces of 4096, 4096 and 256 B (16, 16 and 1 segments). The
+   * sending driver copies each piece into a bounce buffer (25 MB/s) before programming it, takes
+   * its completion (100 us) before the next; the receiving driver copies the last piece out. */
+  rio_pull_transfer(&s, 0, 1, 0, 8192, LAT, &t);
+  double handshake = 2 * ctl(); /* RNDV and PULL on mailbox 0 */
+  double c4 = 4096 / 25e6, c256 = 256 / 25e6;
+  double chain = 2 * (c4 + 16 * seg(256) + 100e-6) + c256 + seg(256) + c256;
+  cr_assert_float_eq(t.control_messages, 2, 0);
+  cr_assert_float_eq(t.messages, 3, 0);
+  cr_assert_float_eq(t.segments, 33, 0);
+  cr_assert_float_eq(t.total_s, handshake + chain, 1e-12);
+  /* each driver has 2 x c4 + c256 of copying queued from the data's start */
+  cr_assert_float_eq(s.node[0].driver_busy_until, handshake + 2 * c4 + c256, 1e-12);
+  cr_assert_float_eq(s.node[1].drain_busy_until, handshake + 2 * c4 + c256, 1e-12);
+  /* a second pulled transfer started at once finds both drivers' queues: the chain's gaps (two
+   * completions of 100 us) are shorter than the first transfer's copies, so it ends when the
+   * drivers have copied both transfers' pieces (2 x (2 x c4 + c256)) and its last piece out */
+  struct rio_timing u;
+  rio_pull_transfer(&s, 0, 1, 0, 8192, LAT, &u);
+  cr_assert(handshake + 2 * (2 * c4 + c256) + c256 > handshake + chain);
+  cr_assert_float_eq(u.total_s, handshake + 2 * (2 * c4 + c256) + c256, 1e-12);
+  cr_assert_float_eq(s.node[0].driver_busy_until, handshake + 2 * (2 * c4 + c256), 1e-12);
   rio_state_free(&s);
 }
 
