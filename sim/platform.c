@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "placement_file.h"
 #include "yaml_flat.h"
 
 #define F(field) offsetof(struct icsim_platform_params, field)
@@ -600,6 +601,13 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
     }
     for (int r = 0; r < nranks; r++)
       node_of[r] = r / C;
+  } else if (icsim_placement_is_file(spec)) {
+    /* an SMPO-style configuration file (rank, device name, module): read as the list it holds */
+    char *list = NULL;
+    if (icsim_placement_file_read(spec, pf, nranks, &list, err, errlen) == 0 && !icsim_placement_is_file(list))
+      rc = icsim_place(pf, nranks, list, rank_host, err, errlen);
+    free(list);
+    goto out;
   } else {
     /* explicit list, one entry per rank: a node ("3", cores filled socket by socket) or a
      * node and socket ("3.1", pinned to that socket, like numactl --cpunodebind) */

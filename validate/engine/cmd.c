@@ -92,6 +92,30 @@ static void count_transfers(const char *statspath, const char *case_name, const 
   free(json);
 }
 
+/* The run's --stats counters as "stats:SECTION/NAME = value" lines after the workload's output, so
+ * that a case's `field` can name a model's own accounting (e.g. stats:smpo/library_share). */
+static char *append_stats_fields(char *text, const char *statspath)
+{
+  int fd = open(statspath, O_RDONLY);
+  if (fd < 0)
+    return text;
+  char *json = read_all(fd);
+  close(fd);
+  size_t len = strlen(text), cap = len + 2 * strlen(json) + 2;
+  text = realloc(text, cap);
+  char section[64] = "";
+  for (char *line = strtok(json, "\n"); line; line = strtok(NULL, "\n")) {
+    char name[64];
+    double v;
+    if (sscanf(line, " \"%63[^\"]\": {\"value\": %lf", name, &v) == 2)
+      len += (size_t)snprintf(text + len, cap - len, "stats:%s%s%s = %.17g\n", section, *section ? "/" : "", name, v);
+    else if (sscanf(line, " \"%63[^\"]\": {", name) == 1 && strstr(line, "{") && !strstr(line, "value"))
+      snprintf(section, sizeof section, "%s", name);
+  }
+  free(json);
+  return text;
+}
+
 void validate_print_transfer_counts(FILE *f)
 {
   if (runs_total > 0)
@@ -143,6 +167,7 @@ static int run_entry(const struct case_run *c, int mi, struct point **sim, size_
   char *text = read_all(fd);
   close(fd);
   count_transfers(statspath, c->name, metric);
+  text = append_stats_fields(text, statspath);
   int bad = 0;
   const char *xfmt = case_get(y, "metrics/%d/x-format", mi);
   if (case_get(y, "metrics/%d/field", mi)) /* the schema has checked x-format is there */

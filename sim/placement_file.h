@@ -1,0 +1,29 @@
+/* SMPO-style configuration files: which physical module (node) and device each MPI rank gets.
+ * Modelled on the file of Vargin et al. (2004) that maps MPI ranks to SMPO device names and
+ * physical modules; the format is ours:
+ *
+ *   # rank  device       module
+ *   0       /dev/smpo0   3
+ *   1       /dev/smpo1   3
+ *   2       /dev/smpo0   7.1      <- module 7, socket 1 (optional, as in --place lists)
+ *
+ * One line per rank, every rank 0..N-1 exactly once, in any order; '#' starts a comment. */
+#ifndef ICSIM_PLACEMENT_FILE_H
+#define ICSIM_PLACEMENT_FILE_H
+
+#include <stddef.h>
+
+struct icsim_platform;
+
+/* 1 when SPEC names a regular file (then --place reads it as a configuration file). */
+int icsim_placement_is_file(const char *spec);
+/* Read PATH for NRANKS ranks on PF into a --place list ("3,3,7.1"), malloc'ed in *LIST. Returns 0,
+ * or -1 with "PATH:LINE:COLUMN: what is wrong; the fix" in ERR. */
+int icsim_placement_file_read(const char *path, const struct icsim_platform *pf, int nranks, char **list, char *err,
+                              size_t errlen);
+/* Write a configuration file for NRANKS ranks on nodes NODE_OF[] atomically; devices are named
+ * /dev/smpoK, K counting the ranks already on that module. Returns 0 or -1 with ERR. */
+int icsim_placement_file_write(const char *path, const int *node_of, int nranks, const char *comment, char *err,
+                               size_t errlen);
+
+#endif

@@ -1,0 +1,76 @@
+/* The SMPO stack's parameter table: the one place its values and their origins live. The paper
+ * publishes no timing figure (no latency, no bandwidth, no instruction count): every timing value
+ * here is `assumed`, with the reasoning that makes it plausible for a 2004 module with a PCI
+ * channel adapter; `paper` marks what the paper states (a mechanism switched on, a field present). */
+#include "smpo.h"
+
+#define F(field) offsetof(struct smpo_params, field)
+#define Q(key, dim, lo, hi, def, origin, help, field) {key, ICSIM_P_QUANTITY, dim, lo, hi, def, origin, help, NULL, F(field)}
+#define N(key, lo, hi, def, origin, help, field) {key, ICSIM_P_QUANTITY, ICSIM_DIM_NONE, lo, hi, def, origin, help, NULL, F(field)}
+#define I(key, lo, hi, def, origin, help, field) {key, ICSIM_P_INT, ICSIM_DIM_NONE, lo, hi, def, origin, help, NULL, F(field)}
+#define B(key, def, origin, help, field) {key, ICSIM_P_BOOL, ICSIM_DIM_NONE, 0, 0, def, origin, help, NULL, F(field)}
+#define S(key, def, origin, help, field) {key, ICSIM_P_STRING, ICSIM_DIM_NONE, 0, 0, def, origin, help, NULL, F(field)}
+
+const struct icsim_param_desc smpo_params_table[SMPO_NPARAMS] = {
+    /* packets: the upper bound keeps a packet within the length over which CRC-32 detects every
+     * error of up to 3 bits (Hamming distance 4 up to 91,607 bits, Koopman 2002) */
+    Q("smpo/hardware-buffer", ICSIM_DIM_SIZE, 128, 8192, "4KiB", "assumed",
+      "the channel's hardware buffer = longest packet, header included (the paper bounds packets by it; size not "
+      "published: a 4 KiB adapter buffer assumed)",
+      hardware_buffer_B),
+    Q("smpo/header-field-bytes", ICSIM_DIM_SIZE, 4, 8, "4B", "assumed",
+      "width of one header field (12 fields: routing 2, message part 7, packet part 3; 32-bit words assumed)",
+      header_field_B),
+    /* the library's own share */
+    N("smpo/library-message-instructions", 0, 1e7, "300", "assumed",
+      "library work per SMPO message, each side: message analysis and the request to the driver", 
+      library_message_instructions),
+    N("smpo/library-packet-instructions", 0, 1e6, "60", "assumed",
+      "library work per packet, each side: cut the packet, fill / read its header", library_packet_instructions),
+    /* queue system */
+    N("smpo/queue-packet-instructions", 0, 1e6, "150", "assumed",
+      "queue system: add one packet to the main queue (find a free slot, count it, ready queue on the last)",
+      queue_packet_instructions),
+    N("smpo/queue-message-instructions", 0, 1e6, "200", "assumed",
+      "queue system: ready-queue look-up, extract and free one message", queue_message_instructions),
+    N("smpo/checksum-instructions-per-byte", 0, 100, "4", "assumed",
+      "CPU instructions per byte checksummed (table-driven CRC)", checksum_instructions_per_B),
+    Q("smpo/copy-bandwidth", ICSIM_DIM_BANDWIDTH, 1e6, 1e12, "400MBps", "assumed",
+      "memory-to-memory copy rate of the module's CPU (packet into a queue slot, message out to the user)",
+      copy_bw_Bps),
+    B("smpo/mmap-driver-buffer", "true", "paper",
+      "packets are built in the driver buffer mmap-ed into the process (false: a write() copies them in)",
+      mmap_driver_buffer),
+    /* driver and adapter */
+    Q("smpo/driver-call", ICSIM_DIM_TIME, 0, 1e-2, "2us", "assumed",
+      "one request to the character device's driver (system call), per SMPO message, each side", driver_call_s),
+    N("smpo/driver-packet-instructions", 0, 1e6, "100", "assumed",
+      "the driver's work per packet, each side (program the adapter / take the packet from its buffer)",
+      driver_packet_instructions),
+    Q("smpo/adapter-latency", ICSIM_DIM_TIME, 0, 1e-2, "3us", "assumed",
+      "the PCI channel adapter starting one SMPO message (DMA set-up across PCI)", adapter_latency_s),
+    /* CM_MP transfer modes */
+    Q("smpo/control-message-bytes", ICSIM_DIM_SIZE, 8, 1024, "32B", "assumed",
+      "ADI2 control message of CM_MP (envelope: mode, tag, context, source, length)", control_message_B),
+    Q("smpo/inline-threshold", ICSIM_DIM_SIZE, 0, 1e6, "1KiB", "assumed",
+      "largest body carried inside the control message (inlining)", inline_threshold_B),
+    Q("smpo/eager-threshold", ICSIM_DIM_SIZE, 0, 1e9, "128KiB", "assumed",
+      "largest body sent eagerly (control message, then body); larger ones wait for the receiver (rendezvous)",
+      eager_threshold_B),
+    /* shared memory inside a module */
+    Q("smpo/semaphore-op", ICSIM_DIM_TIME, 0, 1e-2, "1.5us", "assumed",
+      "one operation on the semaphore guarding the shared-memory buffer (System V semop, a system call)",
+      semaphore_op_s),
+    /* corruption injection (a what-if, off by default) */
+    N("smpo/corrupt-packet-rate", 0, 1, "0", "assumed",
+      "probability that a packet arrives damaged (bits flipped in the simulated packet; 0 = off)",
+      corrupt_packet_rate),
+    I("smpo/corrupt-bits", 1, 3, "1", "assumed",
+      "bits flipped in a damaged packet (CRC-32 detects every error of up to 3 bits in a packet)", corrupt_bits),
+    I("smpo/corrupt-seed", 0, 2147483647, "1", "assumed", "seed choosing the damaged packets and bits", corrupt_seed),
+    S("smpo/record-pattern", "", "assumed",
+      "write the run's communication pattern (messages and bytes per rank pair) to this file (empty: no)",
+      record_pattern),
+};
+const size_t smpo_params_table_len = sizeof smpo_params_table / sizeof smpo_params_table[0];
+_Static_assert(sizeof smpo_params_table / sizeof smpo_params_table[0] == SMPO_NPARAMS, "SMPO_NPARAMS");
