@@ -191,9 +191,10 @@ static double control_message_s(const struct rio_state *s, double route_lat_s)
  * piece with its share of the MX receive path (charged to the rank as recv_cpu too), and the data
  * counts as delivered when its last piece has arrived.
  * Pulled data (M->pulled, an MX rendezvous) comes from the user's registered pages: the sending
- * driver copies each piece into a bounce buffer first (one piece after another on that node), the
- * receiving driver copies each out of the common queue into the user's pages (one piece after
- * another on that node), and the data is delivered when the last piece is copied out. */
+ * driver copies each piece into a bounce buffer first, the receiving driver copies each out of the
+ * common queue into the user's pages, and the data is delivered when the last piece is copied out.
+ * Each node's core does that work, and MX's per-message rendezvous work, one job after another:
+ * a queue of CPU work that one transfer's completion gaps leave to the others. */
 static double small_data(struct rio_state *s, struct rio_control_msg *m, struct rio_timing *t)
 {
   const struct rio_params *p = &s->p;
@@ -240,8 +241,11 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
      * leave it free for others' pieces. The transfer cannot end before both drivers have done
      * the work queued before it and its own. */
     struct rio_node *tx = &s->node[m->src], *rx = &s->node[m->dst];
-    tx->driver_busy_until = fmax(tx->driver_busy_until, m->at_s) + copies;
-    rx->drain_busy_until = fmax(rx->drain_busy_until, m->at_s) + copies;
+    /* the node's one core also runs MX's per-message rendezvous work (RNDV, PULL, NOTIFY,
+     * registration) in the kernel: queued with the copies, it fills the chain's gaps */
+    double work = copies + p->mx_large_instructions / s->clock_Hz;
+    tx->driver_busy_until = fmax(tx->driver_busy_until, m->at_s) + work;
+    rx->drain_busy_until = fmax(rx->drain_busy_until, m->at_s) + work;
     end = fmax(end, fmax(tx->driver_busy_until, rx->drain_busy_until) + copy);
   }
   double span = end - m->at_s;

@@ -50,8 +50,9 @@ static double rio_send_cpu(void *state, const struct icsim_msg *m)
     s->bounce_copies++;
     return rio_small_cpu_s(s, n);
   case RIO_PATH_MX_PULL:
-    /* MX large: the pages are registered; the drivers' per-piece copies are on the wire side */
-    return p->mx_large_instructions / s->clock_Hz;
+    /* MX large: the request goes to the kernel at once; the rendezvous work and the per-piece
+     * copies are the drivers' queued CPU work (control_level.c, small_data) */
+    return 0;
   case RIO_PATH_DEDICATED:
     break;
   }
@@ -72,7 +73,7 @@ static double rio_recv_cpu(void *state, const struct icsim_msg *m)
   double n = (double)m->bytes;
   switch (rio_path_of(p, n)) {
   case RIO_PATH_MX_EAGER: return rio_small_cpu_s(s, n);
-  case RIO_PATH_MX_PULL: return p->mx_large_instructions / s->clock_Hz;
+  case RIO_PATH_MX_PULL: return 0; /* see rio_send_cpu */
   case RIO_PATH_DEDICATED: break;
   }
   double t = p->mx_large_instructions / s->clock_Hz;
