@@ -1,6 +1,7 @@
 /* icsim place: the resource manager's question. For P cores on a platform, enumerate the
  * subsystem shapes N nodes x C cores (N x C = P), simulate the chosen exchange pattern on each
- * and print the shapes ranked by time. */
+ * and print the shapes ranked by time. With --pattern-file, rank -> module mappings of a recorded
+ * pattern instead (cmd_place_pattern.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -55,17 +56,28 @@ static void usage(FILE *f)
              "  alltoall      the block all-to-all of Peryshkova and Kurnosov (--block, default 1)\n"
              "  mpi-alltoall  MPI_Alltoall\n"
              "  allreduce     MPI_Allreduce (osu_allreduce at one size)\n"
-             "  --msg         bytes per pair (alltoall) or per vector (allreduce); default 1MiB\n");
+             "  --msg         bytes per pair (alltoall) or per vector (allreduce); default 1MiB\n"
+             "   or: icsim place -p PLATFORM.yaml -n P --pattern-file FILE [--write-best OUT.conf] [--seed S]\n"
+             "                   [--set KEY=VALUE]...\n"
+             "Ranks candidate rank -> module mappings of a pattern recorded with --set smpo/record-pattern=FILE\n"
+             "(packed, cyclic, along a path of neighbouring modules, a seeded local search on transit hops) by the\n"
+             "simulated time of the replayed pattern; --write-best writes the best as a configuration file for\n"
+             "icsim run --place.\n");
 }
 
 int cmd_place(int argc, char **argv)
 {
-  const char *platform = NULL, *pattern = "alltoall", *msg = "1MiB", *block = "1";
+  const char *platform = NULL, *pattern = "alltoall", *msg = "1MiB", *block = "1", *pattern_file = NULL,
+             *write_best = NULL;
+  unsigned seed = 1;
   char **sets = NULL;
   int nsets = 0, P = 0, c;
   static const struct option opts[] = {{"platform", required_argument, 0, 'p'}, {"np", required_argument, 0, 'n'},
                                        {"pattern", required_argument, 0, 'P'},  {"msg", required_argument, 0, 'm'},
                                        {"block", required_argument, 0, 'b'},    {"set", required_argument, 0, 's'},
+                                       {"pattern-file", required_argument, 0, 'F'},
+                                       {"write-best", required_argument, 0, 'W'},
+                                       {"seed", required_argument, 0, 'S'},
                                        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
   optind = 1;
   while ((c = getopt_long(argc, argv, "p:n:h", opts, NULL)) != -1) {
@@ -75,6 +87,9 @@ int cmd_place(int argc, char **argv)
     case 'P': pattern = optarg; break;
     case 'm': msg = optarg; break;
     case 'b': block = optarg; break;
+    case 'F': pattern_file = optarg; break;
+    case 'W': write_best = optarg; break;
+    case 'S': seed = (unsigned)strtoul(optarg, NULL, 10); break;
     case 's':
       sets = realloc(sets, (size_t)(nsets + 1) * sizeof *sets);
       sets[nsets++] = optarg;
@@ -87,6 +102,16 @@ int cmd_place(int argc, char **argv)
   double bytes;
   if (!platform || P < 1) {
     usage(stderr);
+    free(sets);
+    return 2;
+  }
+  if (pattern_file) {
+    int rc = cmd_place_pattern(platform, P, pattern_file, write_best, seed, sets, nsets);
+    free(sets);
+    return rc;
+  }
+  if (write_best) {
+    fprintf(stderr, "icsim place: --write-best needs --pattern-file\n");
     free(sets);
     return 2;
   }

@@ -441,3 +441,103 @@ Test(stack, corruption_detected_in_every_seeded_run)
   cr_assert_gt(runs_with_damage, 50); /* ~1,000 packets per run at 0.2%: most runs see damage */
   free(a);
 }
+
+/* Candidate mappings of a ring (icsim place --pattern-file). Ranks 0..7 in the ring order
+ * 0 3 6 1 4 7 2 5 (each rank sends 10 messages of 10 kB to rank + 3 mod 8), 2 ranks per module on
+ * the 4 x 4 torus (module = x + 4 y). Worked out by hand:
+ *   packed (rank r on module r / 2): pairs 1->4 (modules 0->2), 3->6 (1->3), 5->0 (2->0), 7->2 (3->1)
+ *     cross one transit module, the other four are neighbours: 4 x 10 = 40 transit hops, 80 messages
+ *     between modules, none in shared memory;
+ *   cyclic (rank r on module r): 0->3 and 4->7 are neighbours round the torus; 1->4 (1,0)->(0,1),
+ *     2->5 (2,0)->(1,1), 3->6 (3,0)->(2,1), 5->0 (1,1)->(0,0), 6->1 (2,1)->(1,0), 7->2 (3,1)->(2,0)
+ *     take two links, one transit module each: 6 x 10 = 60 transit hops;
+ *   the best: with 2 ranks per module at most 4 of the 8 ring edges stay inside a module, so at
+ *     least 40 messages cross modules; 0 transit hops and exactly 40 is reachable (ring pairs
+ *     sharing a module, the 4 modules a cycle of neighbours). */
+#include "mapping.h"
+
+static const char *write_ring(void)
+{
+  static const char *path = "/tmp/icsim-test-smpo-ring.pattern";
+  FILE *f = fopen(path, "w");
+  fprintf(f, "# icsim communication pattern (smpo/record-pattern): ranks 8\n# src dst messages bytes\n");
+  for (int r = 0; r < 8; r++)
+    fprintf(f, "%d %d 10 100000\n", r, (r + 3) % 8);
+  fclose(f);
+  return path;
+}
+
+Test(mapping, ring_candidates_by_hand)
+{
+  struct icsim_platform pf = load(NULL);
+  struct smpo_routes r;
+  smpo_routes_init(&r, &pf);
+  struct smpo_pattern pat;
+  char err[1024];
+  cr_assert_eq(smpo_pattern_read(write_ring(), &pat, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(pat.nranks, 8);
+  cr_assert_eq(pat.npairs, 8);
+  struct smpo_candidate c[SMPO_MAX_CANDIDATES];
+  int n = smpo_mapping_candidates(&pat, &r, 8, 2, 1, c, err, sizeof err);
+  cr_assert_geq(n, 3, "%s", err);
+  int seen = 0;
+  for (int i = 0; i < n; i++) {
+    if (!strncmp(c[i].name, "packed", 6)) {
+      seen |= 1;
+      for (int k = 0; k < 8; k++)
+        cr_assert_eq(c[i].module_of[k], k / 2);
+      cr_assert_eq(c[i].cost.transit_hops, 40);
+      cr_assert_eq(c[i].cost.net_messages, 80);
+      cr_assert_eq(c[i].cost.shm_messages, 0);
+      cr_assert_eq(c[i].cost.net_bytes, 800000);
+    } else if (!strcmp(c[i].name, "cyclic")) {
+      seen |= 2;
+      cr_assert_eq(c[i].cost.transit_hops, 60);
+      cr_assert_eq(c[i].cost.net_messages, 80);
+    } else if (!strcmp(c[i].name, "search")) {
+      seen |= 4;
+      /* the optimum worked out above, and ring neighbours on one module or neighbouring modules */
+      cr_assert_eq(c[i].cost.transit_hops, 0);
+      cr_assert_eq(c[i].cost.net_messages, 40);
+      cr_assert_eq(c[i].cost.shm_messages, 40);
+      int load[16] = {0};
+      for (int k = 0; k < 8; k++) {
+        load[c[i].module_of[k]]++;
+        cr_assert_eq(smpo_transit_hops(&r, c[i].module_of[k], c[i].module_of[(k + 3) % 8]), 0);
+      }
+      for (int m = 0; m < 16; m++)
+        cr_assert_leq(load[m], 2);
+    }
+  }
+  cr_assert_eq(seen, 7, "packed, cyclic and search among the candidates");
+  /* the same seed gives the same mapping */
+  struct smpo_candidate d[SMPO_MAX_CANDIDATES];
+  cr_assert_eq(smpo_mapping_candidates(&pat, &r, 8, 2, 1, d, err, sizeof err), n);
+  for (int i = 0; i < n; i++)
+    cr_assert_eq(memcmp(c[i].module_of, d[i].module_of, 8 * sizeof(int)), 0);
+  /* too few ranks for the pattern */
+  cr_assert_eq(smpo_mapping_candidates(&pat, &r, 4, 2, 1, d, err, sizeof err), -1);
+  cr_assert(strstr(err, "raise -n"), "%s", err);
+  smpo_candidates_free(c, n);
+  smpo_candidates_free(d, n);
+  smpo_pattern_free(&pat);
+  smpo_routes_free(&r);
+  icsim_platform_free(&pf);
+}
+
+Test(mapping, bad_pattern_lines_named)
+{
+  const char *path = "/tmp/icsim-test-smpo-bad.pattern";
+  FILE *f = fopen(path, "w");
+  fprintf(f, "# src dst messages bytes\n0 1 10 100\n1 x 10 100\n");
+  fclose(f);
+  struct smpo_pattern pat;
+  char err[1024];
+  cr_assert_eq(smpo_pattern_read(path, &pat, err, sizeof err), -1);
+  cr_assert(strstr(err, "bad.pattern:3:3: expected the destination rank"), "%s", err);
+  f = fopen(path, "w");
+  fprintf(f, "0 1 0 100\n");
+  fclose(f);
+  cr_assert_eq(smpo_pattern_read(path, &pat, err, sizeof err), -1);
+  cr_assert(strstr(err, ":1: a pair with no messages"), "%s", err);
+}

@@ -186,3 +186,48 @@ Test(smpo_e2e, same_run_twice_is_byte_identical)
   free(a);
   free(b);
 }
+
+/* icsim place --pattern-file on a ring (ranks in the order 0 3 6 1 4 7 2 5, 10 messages of 10 kB
+ * to rank + 3): packed costs 40 transit hops (worked out in test_smpo.c), the ranked first mapping
+ * none, and its configuration file runs under icsim run --place to the time place printed. */
+Test(smpo_e2e, place_ranks_mappings_of_a_recorded_ring)
+{
+  FILE *f = fopen("/tmp/icsim-smpo-e2e-ring.pattern", "w");
+  for (int r = 0; r < 8; r++)
+    fprintf(f, "%d %d 10 100000\n", r, (r + 3) % 8);
+  fclose(f);
+  char *out;
+  int rc = run("rm -f /tmp/icsim-smpo-e2e-best.conf; " ICSIM " place -p " SMPO
+               " -n 8 --pattern-file /tmp/icsim-smpo-e2e-ring.pattern --write-best /tmp/icsim-smpo-e2e-best.conf",
+               &out, 0);
+  cr_assert_eq(rc, 0, "%s", out);
+  int rank, hops, net, shm;
+  char name[64];
+  double t;
+  const char *l = strstr(out, "\n1 ");
+  cr_assert(l, "%s", out);
+  cr_assert_eq(sscanf(l + 1, "%d %63s %lf %d %d %d", &rank, name, &t, &hops, &net, &shm), 6, "%s", out);
+  cr_assert_eq(hops, 0, "%s", out);
+  cr_assert_eq(net, 40, "%s", out);
+  cr_assert_eq(shm, 40, "%s", out);
+  const char *p = strstr(out, " packed ");
+  cr_assert(p, "%s", out);
+  double tp;
+  cr_assert_eq(sscanf(p, " packed %lf %d", &tp, &hops), 2);
+  cr_assert_eq(hops, 40, "%s", out);
+  free(out);
+  rc = run(ICSIM " run -p " SMPO " -n 8 --place /tmp/icsim-smpo-e2e-best.conf --host-timing off " WL
+           "pattern_replay /tmp/icsim-smpo-e2e-ring.pattern",
+           &out, 0);
+  cr_assert_eq(rc, 0, "%s", out);
+  const char *d = strstr(out, "\n8 ");
+  cr_assert(d, "%s", out);
+  cr_assert_float_eq(atof(d + 3), t, 1e-9, "%s", out);
+  free(out);
+  /* a bad line is named with its column */
+  rc = run("printf '0 1 10 x\\n' > /tmp/icsim-smpo-e2e-bad.pattern; " ICSIM " place -p " SMPO
+           " -n 8 --pattern-file /tmp/icsim-smpo-e2e-bad.pattern", &out, 1);
+  cr_assert_eq(rc, 2, "%s", out);
+  cr_assert(strstr(out, "icsim-smpo-e2e-bad.pattern:1:8: expected the byte count"), "%s", out);
+  free(out);
+}
