@@ -185,7 +185,8 @@ static double control_message_s(const struct rio_state *s, double route_lat_s)
 /* Small data to the receiver's common queue on mailbox 0: header + data rounded, cut into 4 KiB
  * RapidIO messages (pieces), one common-queue buffer each, reassembled by the receiver. The
  * sending driver handles one piece at a time: it learns that a piece completed (completion
- * latency) before it programs the next, as for the dedicated queues. While no common-queue buffer
+ * latency) before it programs the next when they come from registered pages (pulled), as for the
+ * dedicated queues. While no common-queue buffer
  * is free the receiver rejects the piece's segments and the sender retries them.
  * Eager (MX medium) data is in MX's aligned send buffer already; the receiving CPU drains each
  * piece with its share of the MX receive path (charged to the rank as recv_cpu too), and the data
@@ -207,7 +208,12 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
   double at = m->at_s, last_arrival = at, wire_B = 0, moving = 0, copies = 0, copy = 0, first_move = -1;
   for (int i = 0; i < pieces; i++) {
     double piece = i < pieces - 1 ? msg_B : r - (pieces - 1) * msg_B;
-    copy = m->pulled ? piece / p->copy_bw_Bps : 0;
+    if (m->pulled && i > 0) { /* MX's pull: the receiver asks for each next piece (the PULL of
+                               * the rendezvous asked for the first) */
+      at += control_message_s(s, m->route_lat_s);
+      t->pull_requests += 1;
+    }
+    copy = m->pulled ? piece / p->bounce_copy_bw_Bps : 0;
     at += copy; /* pulled: the sending driver copies the piece into a bounce buffer */
     copies += copy;
     /* eager pieces wait for a common-queue buffer; pulled pieces are drained at the rate the
@@ -231,7 +237,10 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
     wire_B += piece + segs * p->packet_header_B;
     t->segments += segs;
     t->messages += 1;
-    at = last_arrival + (i < pieces - 1 ? p->completion_latency_s : 0);
+    /* Pulled pieces come from registered pages: the driver programs each by hand after the
+     * previous one's completion. Eager pieces sit in one contiguous bounce buffer (MX's send
+     * buffer): the driver queues them on the outbound ring at once, back to back. */
+    at = last_arrival + (m->pulled && i < pieces - 1 ? p->completion_latency_s : 0);
   }
   /* pulled: the last piece is delivered once copied out */
   double end = last_arrival + copy;
@@ -328,6 +337,10 @@ static double send_to_mailbox(struct rio_state *s, struct rio_control_msg *m, st
   move_s = (nmsg - 1) * full_s + last_s;
   double nseg = (nmsg - 1) * segs_total + last_segs;
   double chain = move_s + (p->manual_programming ? nmsg : 1) * p->completion_latency_s;
+  if (bytes > p->mx_rndv_threshold_B) { /* an MX large message: the receiver pulls each next piece */
+    chain += (nmsg - 1) * control_message_s(s, m->route_lat_s);
+    t->pull_requests += nmsg - 1;
+  }
   /* Controller DMA shared by all large flows in and out of each end: past its rate the
    * receiver rejects segments and the sender retries them. */
   double rate = bytes / chain;

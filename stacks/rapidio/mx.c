@@ -61,7 +61,7 @@ static double rio_send_cpu(void *state, const struct icsim_msg *m)
     s->zero_copy++;
   } else { /* the dedicated queue needs a 4 KiB-aligned buffer: copy into one */
     s->bounce_copies++;
-    t += rio_round(p, n) / p->copy_bw_Bps;
+    t += rio_round(p, n) / p->bounce_copy_bw_Bps;
   }
   return t;
 }
@@ -79,7 +79,7 @@ static double rio_recv_cpu(void *state, const struct icsim_msg *m)
   double t = p->mx_large_instructions / s->clock_Hz;
   if (!aligned(p, m->buf)) { /* received into an aligned bounce buffer, copied out */
     s->bounce_copies++;
-    t += rio_round(p, n) / p->copy_bw_Bps;
+    t += rio_round(p, n) / p->bounce_copy_bw_Bps;
   }
   return t;
 }
@@ -148,6 +148,7 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
   s->retries += t.retries;
   s->rio_messages += t.messages;
   s->control_messages += t.control_messages;
+  s->pull_requests += t.pull_requests;
   s->doorbells += t.doorbells;
   /* The model has already placed the transfer segment by segment on the lanes it shares with
    * the other RapidIO transfers (SimGrid cannot interleave a transfer's 4 KiB bursts with its
@@ -198,7 +199,8 @@ static size_t rio_counters(void *state, struct icsim_counter *out, size_t max)
       {"rapidio_messages", "messages", s->rio_messages}, {"segments", "segments", s->segments},
       {"segment_retries", "segments", s->retries},       {"bounce_copies", "copies", s->bounce_copies},
       {"zero_copy_sends", "messages", s->zero_copy},     {"queue_deferrals", "requests", s->deferrals},
-      {"control_messages", "messages", s->control_messages}, {"doorbells", "doorbells", s->doorbells},
+      {"control_messages", "messages", s->control_messages}, {"pull_requests", "messages", s->pull_requests},
+      {"doorbells", "doorbells", s->doorbells},
       {"io_transactions", "transactions", s->io_transactions}, {"placement_hazards", "messages", s->hazards},
       {"small_bytes", "bytes", s->bytes_small},          {"pulled_bytes", "bytes", s->bytes_pulled},
       {"large_bytes", "bytes", s->bytes_large},

@@ -57,20 +57,25 @@ const struct icsim_param_desc rio_params_table[RIO_NPARAMS] = {
     /* software */
     N("rapidio/mx-instructions", 0, 1e9, "20000", "paper", "driver + MX + MPICH instructions per small message, each side",
       mx_instructions),
-    N("rapidio/mx-large-instructions", 0, 1e9, "5000", "assumed",
-      "driver + MX + MPICH instructions per large (dedicated-queue) message, each side", mx_large_instructions),
+    N("rapidio/mx-large-instructions", 0, 1e9, "40000", "paper",
+      "driver + MX + MPICH instructions per rendezvous (MX large) message, each side: two MX messages (RNDV and "
+      "PULL) at the paper's >= 20,000 instructions per message", mx_large_instructions),
     N("rapidio/control-instructions", 0, 1e9, "1000", "assumed",
       "control-level instructions per control message on mailbox 0, each side", control_instructions),
     N("rapidio/program-instructions", 0, 1e9, "200", "assumed",
       "instructions to program one 4 KiB message of a large transfer from the physical address table (trivial)",
       program_instructions),
-    N("rapidio/mailbox-message-instructions", 0, 1e9, "3500", "assumed",
-      "per 4 KiB message of small data on mailbox 0, each side: program it / take its interrupt and reassemble",
+    N("rapidio/mailbox-message-instructions", 0, 1e9, "200", "assumed",
+      "per 4 KiB message of small data on mailbox 0, each side: program it from the contiguous bounce buffer / "
+      "take it (as trivial as program-instructions; the per-byte work is copy-bandwidth)",
       mailbox_message_instructions),
     N("rapidio/io-instructions", 0, 1e6, "10", "assumed", "CPU instructions per IO transaction (load/store in the window)",
       io_instructions),
     Q("rapidio/copy-bandwidth", ICSIM_DIM_BANDWIDTH, 1e5, 1e12, "30MBps", "assumed",
-      "memory copy rate of the node's CPU (bounce buffers)", copy_bw_Bps),
+      "MX library's medium-message path per byte, each side (copy into or out of its buffers)", copy_bw_Bps),
+    Q("rapidio/bounce-copy-bandwidth", ICSIM_DIM_BANDWIDTH, 1e5, 1e12, "100MBps", "assumed",
+      "the drivers' copy of registered pages into or out of bounce buffers (kernel, page by page)",
+      bounce_copy_bw_Bps),
 };
 const size_t rio_params_table_len = sizeof rio_params_table / sizeof rio_params_table[0];
 _Static_assert(sizeof rio_params_table / sizeof rio_params_table[0] == RIO_NPARAMS, "RIO_NPARAMS");

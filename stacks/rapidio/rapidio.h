@@ -64,7 +64,9 @@ struct rio_params {
   double mailbox_message_instructions; /* per 4 KiB message of small data on mailbox 0, each side:
                                         * program it, take its interrupt, reassemble */
   double io_instructions;        /* CPU work per IO transaction (window load/store) */
-  double copy_bw_Bps;            /* memory copy rate of the node (bounce buffers) */
+  double copy_bw_Bps;            /* MX library's medium path per byte, each side (copy into / out of
+                                  * its buffers) */
+  double bounce_copy_bw_Bps;     /* the drivers' copies into and out of bounce buffers */
 };
 
 /* A transfer's timing as the model computes it, before it becomes SimGrid latency/bandwidth. */
@@ -74,6 +76,7 @@ struct rio_timing {
                         * programming gaps and retries; the rest (handshake, waiting for a queue
                         * or a buffer, the final doorbell) is latency */
   double segments, retries, messages, control_messages, doorbells, io_transactions;
+  double pull_requests; /* MX large messages: the receiver's request for each piece after the first */
   int deferred;        /* 1 if it waited for a dedicated queue or mailbox */
   int queue;           /* large data: the dedicated queue granted at the receiver */
   size_t mailbox_index; /* large data: the (mailbox, letter) used, as an index in mailbox_free_at */
@@ -144,7 +147,7 @@ struct rio_state {
   double *mailbox_free_at; /* [src][dst][mailbox 1..][letter] */
   /* counters */
   double small_msgs, pulled_msgs, large_msgs, segments, retries, rio_messages, bounce_copies, zero_copy, deferrals,
-      control_messages, doorbells, io_transactions, hazards, queue_grants, queue_requests;
+      control_messages, pull_requests, doorbells, io_transactions, hazards, queue_grants, queue_requests;
   double bytes_small, bytes_pulled, bytes_large, queue_releases, late_releases;
   int hazard_reported;
   struct rio_hold *holds;
@@ -232,7 +235,7 @@ double rio_small_cpu_s(const struct rio_state *s, double bytes);
 double rio_large_send_cpu_s(const struct rio_state *s, double bytes);
 
 /* params.c */
-#define RIO_NPARAMS 28
+#define RIO_NPARAMS 29
 extern const struct icsim_param_desc rio_params_table[RIO_NPARAMS];
 extern const size_t rio_params_table_len;
 

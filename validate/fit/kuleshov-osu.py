@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Fit the calibrated RapidIO parameters on the kuleshov-osu latency and bandwidth columns.
 
-Runs the real simulation (icsim run, host timing off) for each candidate and minimises the
-largest relative error over the 20 published points (osu_bw 0.00 at 1 B counts as < 0.005).
+Runs the real simulation (icsim run, host timing off) for each candidate and minimises, over the
+20 published points, first the number of points more than 10% off, then the sum of squared
+relative errors (osu_bw 0.00 at 1 B counts as < 0.005). Five continuous parameters (SPACE) are
+searched locally around the start; the control level's small/large boundary is a discrete
+choice (THRESHOLDS); MX's medium/large boundary is MX's documented 32 KiB and is not fitted.
 The osu_bibw column is never read: it is blind. Prints the best set for platforms/niisi-rapidio-4.yaml.
 Usage: validate/fit/kuleshov-osu.py [EVALUATIONS]
 """
@@ -17,11 +20,12 @@ for row in csv.DictReader(l for l in open(os.path.join(ROOT, "validate/data/kule
         pub[(row["metric"], int(row["x"]))] = float(row["published"])
 
 # name, low, high, log-scale
-SPACE = [("nodes/clock", 40e6, 90e6, "Hz"), ("rapidio/copy-bandwidth", 30e6, 200e6, "Bps"),
-         ("rapidio/completion-latency", 100e-6, 260e-6, "s"), ("rapidio/mx-large-instructions", 0, 80000, ""),
-         ("rapidio/mailbox-message-instructions", 0, 20000, "")]
+SPACE = [("nodes/clock", 40e6, 90e6, "Hz"), ("rapidio/copy-bandwidth", 10e6, 60e6, "Bps"),
+         ("rapidio/bounce-copy-bandwidth", 30e6, 300e6, "Bps"),
+         ("rapidio/completion-latency", 50e-6, 260e-6, "s"), ("rapidio/control-instructions", 0, 10000, "")]
 # The control level's small/large boundary is a discrete choice: the published sizes put it
-# between 512 KiB and 4 MiB (pulled through mailbox 0 below, dedicated queues above).
+# between 512 KiB and 4 MiB (pulled through mailbox 0 below, dedicated queues above); 1 MiB and
+# 2 MiB give the same figures at the published sizes, so ties keep the first.
 THRESHOLDS = [1048576, 2097152]
 
 def run(prog, sets, extra):
@@ -60,11 +64,11 @@ if __name__ == "__main__":
     random.seed(7)
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     # start from the previous fit (the platform file), then a shrinking local search around the best
-    start = [71.3e6, 95e6, 167e-6, 43000, 3625]  # hand-set from the pulled path (README)
+    start = [65e6, 27.5e6, 95e6, 112e-6, 1600]  # set by hand from the marginal costs (stacks/rapidio/README.md)
     best = None
     for i in range(n):
         if best is None:
-            p, thr = start, 2097152
+            p, thr = start, 1048576
         else:
             p, thr = candidate(best[1], 0.2 * (1 - i / n) + 0.02), best[2] if random.random() < 0.8 else random.choice(THRESHOLDS)
         m, errs = evaluate(as_sets(p, thr))
