@@ -26,8 +26,9 @@ static void load(const char *topology_lines, int nodes, int sockets, int cores)
 
 static int count_kind(int src, int dst, enum icsim_link_kind kind)
 {
-  struct icsim_hop hops[ICSIM_MAX_HOPS];
-  int n = icsim_route(&pf, src, dst, hops), k = 0;
+  struct icsim_hop hops[64];
+  int n = icsim_route(&pf, src, dst, hops, 64), k = 0;
+  cr_assert_geq(n, 1, "route %d -> %d", src, dst);
   for (int i = 0; i < n; i++)
     k += pf.links[hops[i].link].kind == kind;
   return k;

@@ -135,7 +135,7 @@ Test(yaml_loader, provenance_form_and_bad_origin)
   char err[1024];
   cr_assert_eq(load_variant("192MBps", "{value: 192MBps, origin: paper, ref: test bed}", err, sizeof err), 0, "%s",
                err);
-  expect_error("192MBps", "{value: 192MBps, origin: guessed}", ":9:27", "origin 'guessed'");
+  expect_error("192MBps", "{value: 192MBps, origin: guessed}", ":9:44", "origin 'guessed'"); /* at the origin itself */
 }
 
 Test(yaml_loader, missing_file)
