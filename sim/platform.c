@@ -254,7 +254,7 @@ int icsim_route_max_hops(const struct icsim_platform *pf)
   case ICSIM_TOPO_STAR: between = 3; break;
   case ICSIM_TOPO_RING: between = 2 * (p->nodes / 2); break; /* half way round: links and routers */
   case ICSIM_TOPO_TORUS3D: between = 2 * (pf->dims[0] / 2 + pf->dims[1] / 2 + pf->dims[2] / 2); break;
-  case ICSIM_TOPO_FATTREE2: between = 6; break;
+  case ICSIM_TOPO_FATTREE2: between = 7; break; /* node link, leaf, uplink, spine, uplink, leaf, node link */
   }
   return between > 3 ? between : 3; /* 3: two memory controllers and the inter-socket link */
 }

@@ -343,18 +343,37 @@ static char *read_bounded(const char *path, size_t *len, char *err, size_t errle
     return NULL;
   }
   struct stat st;
-  if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+  int known = fstat(fileno(fp), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
     snprintf(err, errlen, "%s: is a directory; give a YAML file", path);
     fclose(fp);
     return NULL;
   }
-  char *buf = malloc(ICSIM_YAML_MAX_BYTES + 1);
-  size_t n = buf ? fread(buf, 1, ICSIM_YAML_MAX_BYTES + 1, fp) : 0;
-  int bad = !buf || ferror(fp);
+  /* sized by the file when it says (regular files), grown up to the limit when not (pipes) */
+  size_t cap = known && S_ISREG(st.st_mode) && st.st_size < ICSIM_YAML_MAX_BYTES ? (size_t)st.st_size + 1 : 65536;
+  size_t n = 0;
+  char *buf = malloc(cap);
+  int bad = !buf, oom = bad;
+  while (!bad && n <= ICSIM_YAML_MAX_BYTES) {
+    if (n == cap) {
+      size_t more = cap * 2 > ICSIM_YAML_MAX_BYTES + 1 ? ICSIM_YAML_MAX_BYTES + 1 : cap * 2;
+      char *grown = more > cap ? realloc(buf, more) : NULL;
+      if (!grown) {
+        bad = oom = 1;
+        break;
+      }
+      buf = grown, cap = more;
+    }
+    size_t got = fread(buf + n, 1, cap - n, fp);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  bad = bad || ferror(fp);
   int e = errno;
   fclose(fp);
   if (bad) {
-    snprintf(err, errlen, "%s: cannot read (%s)", path, buf ? strerror(e) : "out of memory");
+    snprintf(err, errlen, "%s: cannot read (%s)", path, oom ? "out of memory" : strerror(e));
     free(buf);
     return NULL;
   }
