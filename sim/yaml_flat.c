@@ -430,6 +430,56 @@ static void syntax_error(const char *path, const char *text, size_t len, const y
   snprintf(err, errlen, "%s:%zu:%zu: YAML syntax error: %s%s; %s", path, at.line + 1, at.column + 1, problem, ctx, fix);
 }
 
+/* A first pass over the parser's events, before libyaml builds the document: libyaml's
+ * scanner takes time quadratic in the depth of flow nesting (100 000 '[' take a minute), so the
+ * depth is bounded here, where parsing stops at the first level too deep. A second document,
+ * which the document loader would silently leave unread, is refused here too. */
+static int prescan(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+  yaml_parser_t parser;
+  yaml_event_t ev;
+  if (!yaml_parser_initialize(&parser)) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  int depth = 0, docs = 0, rc = 0;
+  for (int end = 0; !end && !rc;) {
+    if (!yaml_parser_parse(&parser, &ev)) {
+      syntax_error(path, text, len, &parser, err, errlen);
+      rc = -1;
+      break;
+    }
+    yaml_mark_t m = ev.start_mark;
+    switch (ev.type) {
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      /* containers at walk() depth 0..MAX; one deeper is refused (as walk() would) */
+      if (++depth > ICSIM_YAML_MAX_DEPTH + 1) {
+        snprintf(err, errlen, "%s:%zu:%zu: nested deeper than %d levels (README, Limits); flatten the file", path,
+                 m.line + 1, m.column + 1, ICSIM_YAML_MAX_DEPTH);
+        rc = -1;
+      }
+      break;
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: depth--; break;
+    case YAML_DOCUMENT_START_EVENT:
+      if (++docs > 1) {
+        snprintf(err, errlen,
+                 "%s:%zu:%zu: a second YAML document starts here; a file holds one: remove this '---' and what follows",
+                 path, m.line + 1, m.column + 1);
+        rc = -1;
+      }
+      break;
+    case YAML_STREAM_END_EVENT: end = 1; break;
+    default: break;
+    }
+    yaml_event_delete(&ev);
+  }
+  yaml_parser_delete(&parser);
+  return rc;
+}
+
 int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
@@ -437,6 +487,10 @@ int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t
   char *text = read_bounded(path, &len, err, errlen);
   if (!text)
     return -1;
+  if (prescan(path, text, len, err, errlen)) {
+    free(text);
+    return -1;
+  }
   yaml_parser_t parser;
   yaml_document_t doc;
   if (!yaml_parser_initialize(&parser)) {
@@ -465,20 +519,6 @@ int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t
     free(w.state);
   }
   yaml_document_delete(&doc);
-  if (rc == 0) { /* a second document would be silently ignored: refuse it */
-    if (!yaml_parser_load(&parser, &doc)) {
-      syntax_error(path, text, len, &parser, err, errlen);
-      rc = -1;
-    } else {
-      if (yaml_document_get_root_node(&doc)) {
-        snprintf(err, errlen,
-                 "%s:%zu:%zu: a second YAML document starts here; a file holds one: remove this '---' and what follows",
-                 path, doc.start_mark.line + 1, doc.start_mark.column + 1);
-        rc = -1;
-      }
-      yaml_document_delete(&doc);
-    }
-  }
 out:
   yaml_parser_delete(&parser);
   free(text);
