@@ -443,7 +443,7 @@ static int prescan(const char *path, const char *text, size_t len, char *err, si
     return -1;
   }
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  int depth = 0, docs = 0, rc = 0;
+  int depth = 0, docs = 0, anchors = 0, aliases = 0, rc = 0;
   for (int end = 0; !end && !rc;) {
     if (!yaml_parser_parse(&parser, &ev)) {
       syntax_error(path, text, len, &parser, err, errlen);
@@ -451,7 +451,24 @@ static int prescan(const char *path, const char *text, size_t len, char *err, si
       break;
     }
     yaml_mark_t m = ev.start_mark;
-    switch (ev.type) {
+    /* libyaml compares each anchor with every earlier one, and each alias with every anchor */
+    const yaml_char_t *anchor = ev.type == YAML_SCALAR_EVENT           ? ev.data.scalar.anchor
+                                : ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                : ev.type == YAML_MAPPING_START_EVENT  ? ev.data.mapping_start.anchor
+                                                                       : NULL;
+    if (anchor && ++anchors > ICSIM_YAML_MAX_ANCHORS) {
+      snprintf(err, errlen, "%s:%zu:%zu: more than %d anchors (&name) (README, Limits); write the values out", path,
+               m.line + 1, m.column + 1, ICSIM_YAML_MAX_ANCHORS);
+      rc = -1;
+    }
+    if (ev.type == YAML_ALIAS_EVENT && ++aliases > ICSIM_YAML_MAX_ALIAS_NODES) {
+      snprintf(err, errlen,
+               "%s:%zu:%zu: aliases (*name) expand to more than %d nodes (README, Limits); write the repeated part "
+               "out or repeat less",
+               path, m.line + 1, m.column + 1, ICSIM_YAML_MAX_ALIAS_NODES);
+      rc = -1;
+    }
+    switch (rc ? YAML_NO_EVENT : ev.type) {
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT:
       /* containers at walk() depth 0..MAX; one deeper is refused (as walk() would) */

@@ -21,6 +21,7 @@
 #define ICSIM_YAML_MAX_ENTRIES 100000    /* flattened values */
 #define ICSIM_YAML_MAX_KEY 255           /* length of a flattened key ("a/b/0/c") */
 #define ICSIM_YAML_MAX_ALIAS_NODES 10000 /* nodes reached through aliases (*name), in total */
+#define ICSIM_YAML_MAX_ANCHORS 1000      /* anchors (&name) */
 
 struct icsim_yentry {
   char *key;

@@ -235,6 +235,28 @@ Test(hostile, alias_bomb_stops_at_the_limit)
   icsim_yaml_free(&y);
 }
 
+Test(hostile, anchors_are_bounded)
+{
+  /* libyaml compares every anchor with the earlier ones: 60 000 took 7 s of CPU */
+  size_t cap = 1 << 20, len = (size_t)snprintf(NULL, 0, "a: [");
+  char *t = malloc(cap);
+  strcpy(t, "a: [");
+  for (int i = 0; i <= ICSIM_YAML_MAX_ANCHORS; i++)
+    len += (size_t)snprintf(t + len, cap - len, "&a%d x, ", i);
+  len += (size_t)snprintf(t + len, cap - len, "y]\n");
+  refused(t, len, ":1:", "more than 1000 anchors (&name)");
+  struct icsim_yfile y;
+  char err[1024];
+  len = (size_t)snprintf(t, cap, "a: [");
+  for (int i = 0; i < ICSIM_YAML_MAX_ANCHORS; i++)
+    len += (size_t)snprintf(t + len, cap - len, "&a%d x, ", i);
+  len += (size_t)snprintf(t + len, cap - len, "*a999]\n");
+  cr_assert_eq(yload_n(t, len, &y, err, sizeof err), 0, "exactly 1000 anchors: %s", err);
+  cr_assert_str_eq(icsim_yaml_get(&y, "a/1000")->value, "x");
+  icsim_yaml_free(&y);
+  free(t);
+}
+
 /* "a: " then DEPTH nested lists around one scalar: the scalar is at depth DEPTH + 1. */
 static char *nested(int depth)
 {
