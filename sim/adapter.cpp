@@ -5,6 +5,8 @@
  * and routes from the C platform description, and routes every transfer's latency and
  * bandwidth through the stack models. At the end it writes --stats and checks invariants. */
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 #include <xbt/signal.hpp>
 
@@ -97,6 +99,56 @@ void die(const char* what)
   std::exit(2);
 }
 
+/* Routes computed per transfer by icsim_route(), the way SimGrid's cluster zones compute theirs,
+ * instead of a stored route per host pair (a full zone holds N^2 routes: a 16384-host star
+ * would need 2^28 of them). Memory is the links alone; a route costs a few hops to compute. */
+class RoutedByIcsim : public simgrid::kernel::routing::NetZoneImpl {
+public:
+  using Link = simgrid::kernel::resource::StandardLinkImpl;
+  RoutedByIcsim(const std::string& name, const icsim_platform* pf)
+      : NetZoneImpl(name), pf_(pf), hops_(icsim_route_max_hops(pf))
+  {
+  }
+  /* Host H was created with netpoint NP. */
+  void add_host(const simgrid::kernel::routing::NetPoint* np, int h)
+  {
+    if (np->id() >= host_of_.size())
+      host_of_.resize(np->id() + 1, -1);
+    host_of_[np->id()] = h;
+  }
+  /* Link I of the platform is UP in the up direction and DOWN in the other (the same when shared). */
+  void add_link(Link* up, Link* down)
+  {
+    up_.push_back(up);
+    down_.push_back(down);
+  }
+
+protected:
+  void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
+                       simgrid::kernel::routing::Route* into, double* latency) override
+  {
+    int a = src->id() < host_of_.size() ? host_of_[src->id()] : -1;
+    int b = dst->id() < host_of_.size() ? host_of_[dst->id()] : -1;
+    if (a < 0 || b < 0)
+      die("internal error: a route was asked for a point that is not one of the platform's hosts");
+    int n = icsim_route(pf_, a, b, hops_.data(), (int)hops_.size());
+    if (n < 0)
+      die("internal error: a route is longer than icsim_route_max_hops()");
+    for (int k = 0; k < n; k++) {
+      int li = hops_[k].link;
+      into->link_list_.push_back(hops_[k].up ? up_[li] : down_[li]);
+      if (latency) /* what SimGrid's own zones add: each link's latency, in route order */
+        *latency += pf_->links[li].lat_s;
+    }
+  }
+
+private:
+  const icsim_platform* pf_;
+  std::vector<icsim_hop> hops_;
+  std::vector<int> host_of_; /* netpoint id -> host index */
+  std::vector<Link*> up_, down_;
+};
+
 } // namespace
 
 extern "C" void load_platform(const sg4::Engine& /*engine*/)
@@ -107,7 +159,9 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
   icsim_runtime* rt = icsim_runtime_get();
   const icsim_platform* pf = &rt->pf;
 
-  auto* zone = sg4::create_full_zone(pf->p.name);
+  /* Prefixed: a platform named like a host ("node0.s0") must not clash with it. */
+  auto* routing = new RoutedByIcsim(std::string("platform:") + pf->p.name, pf);
+  sg4::NetZone* zone = routing->get_iface();
   int nhosts = icsim_platform_hosts(pf);
   std::vector<sg4::Host*> hosts(nhosts);
   char name[64];
@@ -115,9 +169,10 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     icsim_host_name(pf, h, name, sizeof name);
     hosts[h] = zone->create_host(name, pf->p.speed_flops)->set_core_count(pf->p.cores_per_socket)->seal();
     host_index[hosts[h]] = h;
+    routing->add_host(hosts[h]->get_netpoint(), h);
   }
   /* One entry per icsim link: the SimGrid link for each direction (same link when shared). */
-  std::vector<sg4::Link*> up(pf->nlinks), down(pf->nlinks), handle(pf->nlinks);
+  std::vector<sg4::Link*> up(pf->nlinks), down(pf->nlinks);
   bool channels = icsim_runtime_models_channels(rt);
   /* A stack that models sharing gets each channel's capacity as a function of its sharers. */
   auto nonlinear = [channels](sg4::Link* link, const icsim_link* l) {
@@ -136,7 +191,6 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
       nonlinear(sd->get_link_up(), l);
       nonlinear(sd->get_link_down(), l);
       sd->seal();
-      handle[i] = sd;
       up[i] = sd->get_link_up();
       down[i] = sd->get_link_down();
     } else {
@@ -145,27 +199,12 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
                                                            : sg4::Link::SharingPolicy::SHARED);
       nonlinear(link, l);
       link->seal();
-      handle[i] = up[i] = down[i] = link;
+      up[i] = down[i] = link;
     }
     link_of[up[i]] = l;
     link_of[down[i]] = l;
+    routing->add_link(up[i]->get_impl(), down[i]->get_impl());
   }
-  icsim_hop hops[ICSIM_MAX_HOPS];
-  for (int a = 0; a < nhosts; a++)
-    for (int b = 0; b < nhosts; b++) {
-      int n = icsim_route(pf, a, b, hops);
-      std::vector<sg4::LinkInRoute> route;
-      route.reserve(n);
-      for (int k = 0; k < n; k++) {
-        int li = hops[k].link;
-        if (pf->links[li].sharing == ICSIM_SPLITDUPLEX)
-          route.emplace_back(handle[li], hops[k].up ? sg4::LinkInRoute::Direction::UP
-                                                    : sg4::LinkInRoute::Direction::DOWN);
-        else
-          route.emplace_back(handle[li]);
-      }
-      zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
-    }
   zone->seal();
 
   auto* model = zone->get_network_model();

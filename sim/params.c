@@ -88,13 +88,19 @@ const char *icsim_params_closest(const struct icsim_params *ps, const char *key)
   return best;
 }
 
+/* A whole number written in decimal: [-]digits, nothing around it (strtol would also take
+ * " 4", "+4" and let "99999999999999999999" saturate). */
 static int parse_int(const char *text, double *num)
 {
-  char *end;
-  long v = strtol(text, &end, 10);
-  if (end == text || *end != '\0')
+  const char *s = text + (text[0] == '-');
+  size_t n = strspn(s, "0123456789");
+  if (n == 0 || s[n] != '\0')
     return -1;
-  *num = (double)v;
+  if (n > 15) { /* beyond every bound, and beyond what a double holds exactly */
+    *num = text[0] == '-' ? -1e300 : 1e300;
+    return 0;
+  }
+  *num = (double)strtoll(text, NULL, 10);
   return 0;
 }
 
@@ -164,6 +170,10 @@ int icsim_params_set(struct icsim_params *ps, const char *key, const char *text,
   }
   char why[256];
   double num;
+  if (!text[0]) { /* "--set name=" or name: "" would silently blank a value */
+    snprintf(err, errlen, "%s: empty value; write one, or leave the key out to get its default", key);
+    return -1;
+  }
   if (icsim_param_parse(pv->d, text, &num, why, sizeof why)) {
     snprintf(err, errlen, "%s: %s", key, why);
     return -1;

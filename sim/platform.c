@@ -67,7 +67,7 @@ const struct icsim_param_desc icsim_platform_table[] = {
 };
 const size_t icsim_platform_table_len = sizeof icsim_platform_table / sizeof icsim_platform_table[0];
 
-/* Split "key=value"; returns 0 or -1. */
+/* Split "key=value"; returns 0 or -1 (no '=', empty key, key longer than KLEN - 1). */
 static int split_set(const char *set, char *key, size_t klen, const char **value)
 {
   const char *eq = strchr(set, '=');
@@ -79,21 +79,26 @@ static int split_set(const char *set, char *key, size_t klen, const char **value
   return 0;
 }
 
+/* "XxYxZ", each a whole number 1..65536 written in decimal. */
 static int parse_dims(const char *text, int dims[3])
 {
-  char tail;
-  if (sscanf(text, "%dx%dx%d%c", &dims[0], &dims[1], &dims[2], &tail) != 3)
-    return -1;
-  return (dims[0] > 0 && dims[1] > 0 && dims[2] > 0) ? 0 : -1;
+  const char *s = text;
+  for (int d = 0; d < 3; d++) {
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 5 || s[n] != (d < 2 ? 'x' : '\0'))
+      return -1;
+    dims[d] = atoi(s);
+    if (dims[d] < 1 || dims[d] > 65536)
+      return -1;
+    s += n + (d < 2);
+  }
+  return 0;
 }
 
-static void add_link(struct icsim_platform *pf, int *cap, const char *name, enum icsim_link_kind kind,
+/* pf->links was allocated for exactly the links layout_of() counts (link_total()). */
+static void add_link(struct icsim_platform *pf, const char *name, enum icsim_link_kind kind,
                      enum icsim_sharing sharing, double bw, double lat)
 {
-  if (pf->nlinks == *cap) {
-    *cap = *cap ? 2 * *cap : 64;
-    pf->links = realloc(pf->links, (size_t)*cap * sizeof *pf->links);
-  }
   struct icsim_link *l = &pf->links[pf->nlinks++];
   snprintf(l->name, sizeof l->name, "%s", name);
   l->kind = kind;
@@ -131,20 +136,37 @@ static struct layout layout_of(const struct icsim_platform *pf)
   return L;
 }
 
-static void build_links(struct icsim_platform *pf)
+/* Links of each group, counted without overflow (the size checks run before anything is built). */
+static long long link_total(const struct icsim_platform_params *p)
+{
+  long long n = p->nodes, hosts = n * p->sockets, net, sw, up = 0;
+  long long leaves = (n + p->leaf_size - 1) / p->leaf_size;
+  switch (p->topology) {
+  case ICSIM_TOPO_STAR: net = n, sw = 1; break;
+  case ICSIM_TOPO_FULL: net = n * (n - 1) / 2, sw = 0; break;
+  case ICSIM_TOPO_RING: net = n, sw = n; break;
+  case ICSIM_TOPO_TORUS3D: net = 3 * n, sw = n; break;
+  default: net = n, sw = leaves + p->spines, up = leaves * p->spines;
+  }
+  return hosts + (p->sockets > 1 ? n : 0) + net + sw + up;
+}
+
+static int build_links(struct icsim_platform *pf)
 {
   const struct icsim_platform_params *p = &pf->p;
-  int cap = 0;
   char name[40];
+  pf->links = malloc((size_t)link_total(p) * sizeof *pf->links);
+  if (!pf->links)
+    return -1;
   for (int n = 0; n < p->nodes; n++)
     for (int s = 0; s < p->sockets; s++) {
       snprintf(name, sizeof name, "mem:%d.s%d", n, s);
-      add_link(pf, &cap, name, ICSIM_LINK_MEMORY, ICSIM_SHARED, p->memory_bw_Bps, p->memory_lat_s);
+      add_link(pf, name, ICSIM_LINK_MEMORY, ICSIM_SHARED, p->memory_bw_Bps, p->memory_lat_s);
     }
   if (p->sockets > 1)
     for (int n = 0; n < p->nodes; n++) {
       snprintf(name, sizeof name, "qpi:%d", n);
-      add_link(pf, &cap, name, ICSIM_LINK_SOCKET, ICSIM_SPLITDUPLEX, p->socket_link_bw_Bps, p->socket_link_lat_s);
+      add_link(pf, name, ICSIM_LINK_SOCKET, ICSIM_SPLITDUPLEX, p->socket_link_bw_Bps, p->socket_link_lat_s);
     }
   switch (p->topology) {
   case ICSIM_TOPO_STAR:
@@ -153,21 +175,21 @@ static void build_links(struct icsim_platform *pf)
     /* star/fat tree: node <-> switch; ring: node n <-> node n+1 */
     for (int n = 0; n < p->nodes; n++) {
       snprintf(name, sizeof name, "net:%d", n);
-      add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
+      add_link(pf, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
     }
     break;
   case ICSIM_TOPO_FULL:
     for (int a = 0; a < p->nodes; a++)
       for (int b = a + 1; b < p->nodes; b++) {
         snprintf(name, sizeof name, "net:%d-%d", a, b);
-        add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
+        add_link(pf, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
       }
     break;
   case ICSIM_TOPO_TORUS3D:
     for (int n = 0; n < p->nodes; n++)
       for (int d = 0; d < 3; d++) {
         snprintf(name, sizeof name, "net:%d+%c", n, "xyz"[d]);
-        add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
+        add_link(pf, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, p->link_bw_Bps, p->link_lat_s);
       }
     break;
   }
@@ -175,7 +197,7 @@ static void build_links(struct icsim_platform *pf)
   /* Switches are crossbars: latency, no bandwidth limit of their own. */
   for (int i = 0; i < L.nsw; i++) {
     snprintf(name, sizeof name, "sw:%d", i);
-    add_link(pf, &cap, name, ICSIM_LINK_SWITCH, ICSIM_FATPIPE, BIG, p->switch_lat_s);
+    add_link(pf, name, ICSIM_LINK_SWITCH, ICSIM_FATPIPE, BIG, p->switch_lat_s);
   }
   if (p->topology == ICSIM_TOPO_FATTREE2) {
     int leaves = (p->nodes + p->leaf_size - 1) / p->leaf_size;
@@ -183,9 +205,10 @@ static void build_links(struct icsim_platform *pf)
     for (int l = 0; l < leaves; l++)
       for (int s = 0; s < p->spines; s++) {
         snprintf(name, sizeof name, "up:%d-%d", l, s);
-        add_link(pf, &cap, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, bw, p->link_lat_s);
+        add_link(pf, name, ICSIM_LINK_NETWORK, ICSIM_SPLITDUPLEX, bw, p->link_lat_s);
       }
   }
+  return 0;
 }
 
 int icsim_memory_link(const struct icsim_platform *pf, int host) { return layout_of(pf).mem0 + host; }
@@ -224,14 +247,32 @@ static int full_link_index(int nodes, int a, int b)
   return a * nodes - a * (a + 1) / 2 + (b - a - 1);
 }
 
-int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops)
+int icsim_route_max_hops(const struct icsim_platform *pf)
+{
+  const struct icsim_platform_params *p = &pf->p;
+  int between = 1; /* full: one direct link */
+  switch (p->topology) {
+  case ICSIM_TOPO_STAR: between = 3; break;
+  case ICSIM_TOPO_RING: between = 2 * (p->nodes / 2); break; /* half way round: links and routers */
+  case ICSIM_TOPO_TORUS3D: between = 2 * (pf->dims[0] / 2 + pf->dims[1] / 2 + pf->dims[2] / 2); break;
+  case ICSIM_TOPO_FATTREE2: between = 7; break; /* node link, leaf, uplink, spine, uplink, leaf, node link */
+  }
+  return between > 3 ? between : 3; /* 3: two memory controllers and the inter-socket link */
+}
+
+int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops, int cap)
 {
   const struct icsim_platform_params *p = &pf->p;
   struct layout L = layout_of(pf);
   int n = 0;
   int sn = src_host / p->sockets, ss = src_host % p->sockets;
   int dn = dst_host / p->sockets, ds = dst_host % p->sockets;
-#define HOP(l, u) (hops[n].link = (l), hops[n].up = (u), n++)
+#define HOP(l, u)                                                                                              \
+  do {                                                                                                         \
+    if (n == cap)                                                                                              \
+      return -1;                                                                                               \
+    hops[n].link = (l), hops[n].up = (u), n++;                                                                 \
+  } while (0)
   if (sn == dn) {
     HOP(L.mem0 + src_host, 1);
     if (src_host != dst_host) {
@@ -311,33 +352,74 @@ static int located(char *err, size_t errlen, const char *path, const struct icsi
   return -1;
 }
 
-/* Cross-field checks that a single row cannot express. */
+/* "file:line:col: MSG" at KEY's value when the file gave it, "--set KEY: MSG" when --set did,
+ * "file: MSG" for a default. */
+static int blame(const struct icsim_platform *pf, const struct icsim_yfile *y, const char *key, const char *msg,
+                 char *err, size_t errlen)
+{
+  const struct icsim_pval *pv = icsim_params_find(&pf->params, key);
+  const struct icsim_yentry *e = icsim_yaml_get(y, key);
+  if (pv && !strcmp(pv->where, "--set"))
+    snprintf(err, errlen, "--set %s: %s", key, msg);
+  else if (e)
+    located(err, errlen, pf->path, e, msg);
+  else
+    snprintf(err, errlen, "%s: %s", pf->path, msg);
+  return -1;
+}
+
+/* Cross-field checks that a single row cannot express, and the size limits: every link is a
+ * SimGrid object (a few hundred bytes each), so their count is bounded before any is built. */
 static int check_consistency(struct icsim_platform *pf, const struct icsim_yfile *y, char *err, size_t errlen)
 {
   const struct icsim_platform_params *p = &pf->p;
-  if (p->topology == ICSIM_TOPO_TORUS3D) {
-    const struct icsim_yentry *e = icsim_yaml_get(y, "network/torus-dims");
-    if (parse_dims(p->torus_dims, pf->dims)) {
-      if (e)
-        return located(err, errlen, pf->path, e, "network/torus-dims must be XxYxZ, e.g. 4x4x2, for a torus3d");
-      snprintf(err, errlen, "%s: network/torus-dims '%s' must be XxYxZ (e.g. 4x4x2) for a torus3d", pf->path,
-               p->torus_dims);
-      return -1;
+  static const char *const topo_names[] = {"star", "full", "ring", "torus3d", "fat-tree2"};
+  const char *topo = topo_names[p->topology];
+  char msg[512];
+  /* a key of another topology would be silently ignored */
+  static const struct {
+    const char *key;
+    int topology;
+  } own[] = {{"network/torus-dims", ICSIM_TOPO_TORUS3D},
+             {"network/leaf-size", ICSIM_TOPO_FATTREE2},
+             {"network/spines", ICSIM_TOPO_FATTREE2},
+             {"network/uplink-bandwidth", ICSIM_TOPO_FATTREE2}};
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    if (icsim_params_find(&pf->params, own[i].key)->given && p->topology != own[i].topology) {
+      snprintf(msg, sizeof msg, "%s applies to %s only, but network/topology is %s; remove it or change the topology",
+               own[i].key, topo_names[own[i].topology], topo);
+      return blame(pf, y, own[i].key, msg, err, errlen);
     }
-    if (pf->dims[0] * pf->dims[1] * pf->dims[2] != p->nodes) {
-      char msg[256];
-      snprintf(msg, sizeof msg, "network/torus-dims %s holds %d nodes but nodes/count is %d; make them agree",
-               p->torus_dims, pf->dims[0] * pf->dims[1] * pf->dims[2], p->nodes);
-      if (e)
-        return located(err, errlen, pf->path, e, msg);
-      snprintf(err, errlen, "%s: %s", pf->path, msg);
-      return -1;
+  if (p->topology == ICSIM_TOPO_TORUS3D) {
+    if (parse_dims(p->torus_dims, pf->dims))
+      return blame(pf, y, "network/torus-dims",
+                   "network/torus-dims must be XxYxZ with each size 1 to 65536, e.g. 4x4x2, for a torus3d", err,
+                   errlen);
+    long long held = (long long)pf->dims[0] * pf->dims[1] * pf->dims[2];
+    if (held != p->nodes) {
+      snprintf(msg, sizeof msg, "network/torus-dims %s holds %lld nodes but nodes/count is %d; make them agree",
+               p->torus_dims, held, p->nodes);
+      return blame(pf, y, "network/torus-dims", msg, err, errlen);
     }
   }
-  if ((long)p->nodes * p->sockets > 1 << 20) {
-    snprintf(err, errlen, "%s: %d nodes x %d sockets is more hosts than icsim handles (2^20)", pf->path, p->nodes,
-             p->sockets);
-    return -1;
+  long long hosts = (long long)p->nodes * p->sockets;
+  if (hosts > ICSIM_MAX_HOSTS) {
+    snprintf(msg, sizeof msg,
+             "%d nodes x %d sockets = %lld SimGrid hosts; icsim builds at most %d (README, Limits): lower one of them",
+             p->nodes, p->sockets, hosts, ICSIM_MAX_HOSTS);
+    return blame(pf, y, "nodes/count", msg, err, errlen);
+  }
+  long long links = link_total(p);
+  if (links > ICSIM_MAX_LINKS) {
+    struct icsim_platform_params q = *p;
+    while (q.nodes > 1 && link_total(&q) > ICSIM_MAX_LINKS)
+      q.nodes--;
+    snprintf(msg, sizeof msg,
+             "a %s of %d nodes needs %lld links%s, more than the %d icsim builds (README, Limits); with these "
+             "settings use at most %d nodes%s",
+             topo, p->nodes, links, p->topology == ICSIM_TOPO_FULL ? " (one per node pair)" : "", ICSIM_MAX_LINKS,
+             q.nodes, p->topology == ICSIM_TOPO_FULL ? ", or a star or fat-tree2" : "");
+    return blame(pf, y, "nodes/count", msg, err, errlen);
   }
   return 0;
 }
@@ -391,15 +473,24 @@ static int resolve_layers(struct icsim_platform *pf, const struct icsim_yfile *y
                           char *err, size_t errlen)
 {
   const char *path = pf->path;
-  const struct icsim_yentry *old = icsim_yaml_get(y, "stack");
-  if (!old)
-    old = icsim_yaml_get(y, "compose");
-  if (old) {
-    snprintf(err, errlen,
-             "%s:%d:%d: '%s' is the old form: list the layers from the program down to the hardware instead, "
-             "e.g. 'layers: [generic]' or 'layers: [generic, numa]'",
-             path, old->key_line, old->key_column, old->key);
-    return -1;
+  /* the old keys, in whatever shape (stack: generic, stack: {a: 1}), and a `layers` that is
+   * not a list of names, are named as such rather than reported as a missing `layers` */
+  for (size_t i = 0; i < y->n; i++) {
+    const struct icsim_yentry *e = &y->e[i];
+    size_t seg = strcspn(e->key, "/");
+    if ((seg == 5 && !strncmp(e->key, "stack", 5)) || (seg == 7 && !strncmp(e->key, "compose", 7))) {
+      snprintf(err, errlen,
+               "%s:%d:%d: '%.*s' is the old form: list the layers from the program down to the hardware instead, "
+               "e.g. 'layers: [generic]' or 'layers: [generic, numa]'",
+               path, e->key_line, e->key_column, (int)seg, e->key);
+      return -1;
+    }
+    if (seg == 6 && !strncmp(e->key, "layers", 6) && e->key[6] &&
+        (strspn(e->key + 7, "0123456789") == 0 || e->key[7 + strspn(e->key + 7, "0123456789")])) {
+      snprintf(err, errlen, "%s:%d:%d: 'layers' must be a list of layer names, e.g. 'layers: [generic, numa]'", path,
+               e->key_line, e->key_column);
+      return -1;
+    }
   }
   const char *setv = NULL;
   char key[256];
@@ -490,6 +581,19 @@ static int resolve_layers(struct icsim_platform *pf, const struct icsim_yfile *y
   return 0;
 }
 
+/* The parameter that KEY lies under ("nodes/count" for "nodes/count/a"), or NULL: a list or
+ * mapping given where one value is expected. */
+static const char *single_value_above(const struct icsim_params *ps, const char *key, char *head, size_t len)
+{
+  snprintf(head, len, "%s", key);
+  for (char *slash = strrchr(head, '/'); slash; slash = strrchr(head, '/')) {
+    *slash = '\0';
+    if (icsim_params_find(ps, head))
+      return head;
+  }
+  return NULL;
+}
+
 int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const *sets, int nsets, char *err,
                         size_t errlen)
 {
@@ -518,7 +622,12 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
       continue; /* resolved above */
     snprintf(where, sizeof where, "%s:%d", path, e->line);
     if (icsim_params_set(&pf->params, e->key, e->value, e->origin, where, e->ref, why, sizeof why)) {
-      if (!icsim_params_find(&pf->params, e->key)) {
+      char head[ICSIM_YAML_MAX_KEY + 1];
+      const char *scalar = single_value_above(&pf->params, e->key, head, sizeof head);
+      if (scalar) {
+        snprintf(err, errlen, "%s:%d:%d: '%s' takes a single value, not a list or mapping (%s)", path, e->key_line,
+                 e->key_column, scalar, icsim_params_find(&pf->params, scalar)->d->help);
+      } else if (!icsim_params_find(&pf->params, e->key)) {
         snprintf(err, errlen, "%s:%d:%d: %s", path, e->key_line, e->key_column, why);
       } else {
         located(err, errlen, path, e, why);
@@ -529,7 +638,11 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
   for (int i = 0; i < nsets; i++) {
     char why[400];
     if (split_set(sets[i], key, sizeof key, &value)) {
-      snprintf(err, errlen, "--set '%s': write key=value, e.g. --set network/link-bandwidth=1Gbps", sets[i]);
+      if (strchr(sets[i], '=') && strchr(sets[i], '=') - sets[i] >= (long)sizeof key)
+        snprintf(err, errlen, "--set '%.40s...': the key is longer than %zu characters; no key is that long", sets[i],
+                 sizeof key - 1);
+      else
+        snprintf(err, errlen, "--set '%s': write key=value, e.g. --set network/link-bandwidth=1Gbps", sets[i]);
       goto out;
     }
     if (strcmp(key, "layers") == 0)
@@ -548,7 +661,10 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
   icsim_params_fill(&pf->params, icsim_platform_table, icsim_platform_table_len, &pf->p);
   if (check_consistency(pf, &y, err, errlen))
     goto out;
-  build_links(pf);
+  if (build_links(pf)) {
+    snprintf(err, errlen, "%s: out of memory building %lld links", path, link_total(&pf->p));
+    goto out;
+  }
   rc = 0;
 out:
   icsim_yaml_free(&y);
@@ -563,6 +679,32 @@ void icsim_platform_free(struct icsim_platform *pf)
   free(pf->links);
   free(pf->path);
   memset(pf, 0, sizeof *pf);
+}
+
+/* A node or socket number: decimal digits only (no sign, no spaces), at most 9 of them.
+ * Returns the end of the digits, or NULL. */
+static const char *parse_index(const char *s, long *v)
+{
+  size_t n = strspn(s, "0123456789");
+  if (n == 0 || n > 9)
+    return NULL;
+  *v = strtol(s, NULL, 10);
+  return s + n;
+}
+
+/* "NxC": two such numbers around an 'x'. */
+static int parse_shape(const char *spec, int *N, int *C)
+{
+  long n, c;
+  const char *x = parse_index(spec, &n);
+  if (!x || *x != 'x')
+    return -1;
+  const char *end = parse_index(x + 1, &c);
+  if (!end || *end)
+    return -1;
+  *N = (int)n;
+  *C = (int)c;
+  return 0;
 }
 
 int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, int *rank_host, char *err,
@@ -580,7 +722,6 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
   for (int r = 0; r < nranks; r++)
     socket_of[r] = -1;
   int rc = -1, N, C;
-  char tail;
   if (strcmp(spec, "block") == 0 || strcmp(spec, "cyclic") == 0) {
     if (nranks > total) {
       snprintf(err, errlen, "-n %d: the platform has %d nodes x %d cores = %ld cores; lower -n or use a bigger platform",
@@ -589,14 +730,14 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
     }
     for (int r = 0; r < nranks; r++)
       node_of[r] = spec[0] == 'b' ? r / cores : r % p->nodes;
-  } else if (sscanf(spec, "%dx%d%c", &N, &C, &tail) == 2) {
+  } else if (parse_shape(spec, &N, &C) == 0) {
     if (N < 1 || C < 1 || N > p->nodes || C > cores) {
       snprintf(err, errlen, "--place %s: the platform has %d nodes of %d cores; pick N <= %d and C <= %d", spec,
                p->nodes, cores, p->nodes, cores);
       goto out;
     }
     if ((long)N * C != nranks) {
-      snprintf(err, errlen, "--place %s places %d ranks but -n is %d; make N x C equal -n", spec, N * C, nranks);
+      snprintf(err, errlen, "--place %s places %ld ranks but -n is %d; make N x C equal -n", spec, (long)N * C, nranks);
       goto out;
     }
     for (int r = 0; r < nranks; r++)
@@ -610,30 +751,27 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
     goto out;
   } else {
     /* explicit list, one entry per rank: a node ("3", cores filled socket by socket) or a
-     * node and socket ("3.1", pinned to that socket, like numactl --cpunodebind) */
+     * node and socket ("3.1", pinned to that socket, like numactl --cpunodebind); numbers are
+     * plain decimal digits, entries separated by single commas */
     const char *s = spec;
     int r = 0;
-    while (*s) {
-      char *end;
-      long v = strtol(s, &end, 10), sock = -1;
-      if (end != s && *end == '.') {
-        const char *ss = end + 1;
-        sock = strtol(ss, &end, 10);
-        if (end == ss)
-          end = (char *)ss - 1; /* reject "3." below */
-      }
-      if (end == s || (*end && *end != ',')) {
+    for (;;) {
+      long v, sock = -1;
+      const char *end = parse_index(s, &v);
+      if (end && *end == '.')
+        end = parse_index(end + 1, &sock);
+      if (!end || (*end && *end != ',') || (*end == ',' && !end[1])) {
         snprintf(err, errlen,
-                 "--place '%s': write block, cyclic, NxC (e.g. 2x4) or one node (or node.socket) per rank "
-                 "(e.g. 0,0,1,1 or 0.0,0.1)",
+                 "--place '%s': write block, cyclic, NxC (e.g. 2x4) or one node (or node.socket) per rank, "
+                 "separated by commas (e.g. 0,0,1,1 or 0.0,0.1)",
                  spec);
         goto out;
       }
-      if (v < 0 || v >= p->nodes) {
+      if (v >= p->nodes) {
         snprintf(err, errlen, "--place: node %ld does not exist (nodes are 0..%d)", v, p->nodes - 1);
         goto out;
       }
-      if (sock >= p->sockets || sock < -1) {
+      if (sock >= p->sockets) {
         snprintf(err, errlen, "--place: socket %ld does not exist (sockets are 0..%d)", sock, p->sockets - 1);
         goto out;
       }
@@ -642,7 +780,9 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
         socket_of[r] = (int)sock;
       }
       r++;
-      s = *end ? end + 1 : end;
+      if (!*end)
+        break;
+      s = end + 1;
     }
     if (r != nranks) {
       snprintf(err, errlen, "--place lists %d ranks but -n is %d; give one node per rank", r, nranks);

@@ -61,7 +61,10 @@ struct icsim_hop {
   int up; /* direction on a split-duplex link: 1 up, 0 down */
 };
 
-#define ICSIM_MAX_HOPS 64
+/* Size limits of a machine (README, Limits): links are stored (one per node pair for `full`),
+ * routes are computed per transfer, never stored. */
+#define ICSIM_MAX_HOSTS 65536    /* nodes x sockets: SimGrid hosts */
+#define ICSIM_MAX_LINKS (1 << 20)
 #define ICSIM_MAX_LAYERS 8
 
 struct icsim_platform {
@@ -95,8 +98,11 @@ int icsim_memory_link(const struct icsim_platform *pf, int host);
 /* Index in pf->links of NODE's network adapter when one link is the whole adapter (star and
  * fat tree: node <-> its switch); -1 where a node has several network links (ring, torus, full). */
 int icsim_adapter_link(const struct icsim_platform *pf, int node);
-/* Route between two hosts as hops into pf->links; returns the hop count. */
-int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops);
+/* Route between two hosts as hops into pf->links: writes at most CAP hops and returns their
+ * count, or -1 if the route has more than CAP (icsim_route_max_hops() is always enough). */
+int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops, int cap);
+/* The longest route of PF, in hops (ring and torus routes grow with the node count). */
+int icsim_route_max_hops(const struct icsim_platform *pf);
 
 /* Placement: rank -> host (socket) from "block", "cyclic", "NxC" or "n0,n1,..." (node per rank).
  * Cores are filled socket by socket within a node. Returns 0, or -1 with the fix in ERR. */

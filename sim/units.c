@@ -74,27 +74,62 @@ static const struct unit_row *find_suffix(const struct unit_row *t, const char *
   return NULL;
 }
 
+/* Length of the decimal number at the start of TEXT: [+-]digits[.digits][(e|E)[+-]digits], or 0.
+ * strtod alone would also take hex ("0x10"), "inf", "nan", ".5" and "5.": none is how anyone
+ * writes a machine's figure, and "0x10MBps" read as 16 MB/s is a silent surprise. */
+static size_t number_length(const char *text)
+{
+  const char *s = text;
+  if (*s == '+' || *s == '-')
+    s++;
+  const char *digits = s;
+  while (isdigit((unsigned char)*s))
+    s++;
+  if (s == digits)
+    return 0;
+  if (*s == '.') {
+    const char *frac = ++s;
+    while (isdigit((unsigned char)*s))
+      s++;
+    if (s == frac)
+      return 0;
+  }
+  if ((*s == 'e' || *s == 'E') && (isdigit((unsigned char)s[1]) || ((s[1] == '+' || s[1] == '-') && isdigit((unsigned char)s[2])))) {
+    s += 2;
+    while (isdigit((unsigned char)*s))
+      s++;
+  }
+  return (size_t)(s - text);
+}
+
 int icsim_parse_quantity(const char *text, enum icsim_dim dim, double *out, char *err, size_t errlen)
 {
-  while (isspace((unsigned char)*text))
-    text++;
   if (*text == '\0') {
     snprintf(err, errlen, "empty value; write a %s such as '%s'", icsim_dim_name(dim), example_for(dim));
     return -1;
   }
-  errno = 0;
-  char *end;
-  double number = strtod(text, &end);
-  if (end == text || errno == ERANGE || !isfinite(number) ||
-      (end > text && (end[-1] == '.' || tolower((unsigned char)text[0]) == 'i' || tolower((unsigned char)text[0]) == 'n'))) {
-    snprintf(err, errlen, "'%s' is not a number; write a %s such as '%s'", text, icsim_dim_name(dim),
+  if (isspace((unsigned char)text[0]) || isspace((unsigned char)text[strlen(text) - 1])) {
+    snprintf(err, errlen, "'%s' has spaces around it; write it without, e.g. '%s'", text, example_for(dim));
+    return -1;
+  }
+  size_t nlen = number_length(text);
+  const char *end = text + nlen;
+  if (nlen == 0 || (*end && (isdigit((unsigned char)*end) || *end == '.' || *end == 'x' || *end == 'X'))) {
+    snprintf(err, errlen, "'%s' is not a number; write a %s in decimal, such as '%s'", text, icsim_dim_name(dim),
              example_for(dim));
     return -1;
   }
+  errno = 0;
+  double number = strtod(text, NULL);
+  if (errno == ERANGE || !isfinite(number)) {
+    snprintf(err, errlen, "'%s': the number is too large or too small to hold; write a %s such as '%s'", text,
+             icsim_dim_name(dim), example_for(dim));
+    return -1;
+  }
+  if (number == 0)
+    number = 0; /* "-0" is 0 */
   char suffix[32];
   size_t n = strlen(end);
-  while (n > 0 && isspace((unsigned char)end[n - 1]))
-    n--;
   if (n >= sizeof suffix) {
     snprintf(err, errlen, "'%s': unit too long; write a %s such as '%s'", text, icsim_dim_name(dim), example_for(dim));
     return -1;
@@ -117,6 +152,11 @@ int icsim_parse_quantity(const char *text, enum icsim_dim dim, double *out, char
   const struct unit_row *row = find_suffix(table_for(dim), suffix);
   if (row) {
     *out = number * row->factor;
+    if (!isfinite(*out)) { /* 1e307TBps */
+      snprintf(err, errlen, "'%s' is too large to hold; write a %s such as '%s'", text, icsim_dim_name(dim),
+               example_for(dim));
+      return -1;
+    }
     return 0;
   }
   /* Say why the suffix is refused: a unit of another dimension, or an ambiguous spelling. */

@@ -4,11 +4,24 @@
  * "network/link-bandwidth"); sequence items get their index ("metrics/0/name").
  * A mapping holding a `value` key is one leaf with provenance:
  *   link-bandwidth: {value: 192MBps, origin: paper, ref: "Kuleshov 2015, test bed"}
- * Every schema check (unknown key, type, unit, range) is then done against a descriptor table. */
+ * Every schema check (unknown key, type, unit, range) is then done against a descriptor table.
+ *
+ * The reader is meant for hostile input: whatever the bytes, it returns a located message or
+ * a flat list, within the limits below (README "Limits"), never a crash, a hang or unbounded
+ * memory. */
 #ifndef ICSIM_YAML_FLAT_H
 #define ICSIM_YAML_FLAT_H
 
 #include <stddef.h>
+
+/* Limits of one file. Platform and case files are a few KiB; these are far above any real
+ * one and low enough that parsing stays fast and small. */
+#define ICSIM_YAML_MAX_BYTES (1 << 20)   /* file size */
+#define ICSIM_YAML_MAX_DEPTH 32          /* nested mappings and lists */
+#define ICSIM_YAML_MAX_ENTRIES 100000    /* flattened values */
+#define ICSIM_YAML_MAX_KEY 255           /* length of a flattened key ("a/b/0/c") */
+#define ICSIM_YAML_MAX_ALIAS_NODES 10000 /* nodes reached through aliases (*name), in total */
+#define ICSIM_YAML_MAX_ANCHORS 1000      /* anchors (&name) */
 
 struct icsim_yentry {
   char *key;
@@ -23,6 +36,8 @@ struct icsim_yfile {
   char *path;
   struct icsim_yentry *e;
   size_t n;
+  size_t *slot; /* open-addressing index of e by key: entry index + 1, 0 = free */
+  size_t nslot; /* a power of two, or 0 */
 };
 
 /* Load PATH. Returns 0, or -1 with "file:line:column: problem; fix" in ERR. */

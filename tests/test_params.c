@@ -65,3 +65,34 @@ Test(params, edit_distance)
   cr_assert_eq(icsim_edit_distance("", "abc"), 3);
   cr_assert_eq(icsim_edit_distance("same", "same"), 0);
 }
+
+Test(params, whole_numbers_are_plain_digits)
+{
+  const struct icsim_param_desc *q = &table[1]; /* demo/queues, 1..64 */
+  double v;
+  char err[256];
+  const char *bad[] = {" 4", "4 ", "+4", "0x10", "4.0", "1e1", "", "-", "4four"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cr_assert_neq(icsim_param_parse(q, bad[i], &v, err, sizeof err), 0, "'%s' accepted", bad[i]);
+    cr_assert(strstr(err, "not a whole number"), "'%s': %s", bad[i], err);
+  }
+  /* far past any bound: out of range, not wrapped round to something that fits */
+  cr_assert_neq(icsim_param_parse(q, "18446744073709551624", &v, err, sizeof err), 0);
+  cr_assert(strstr(err, "out of range; allowed is 1 to 64"), "%s", err);
+  cr_assert_neq(icsim_param_parse(q, "-9999999999999999999", &v, err, sizeof err), 0);
+  cr_assert(strstr(err, "out of range"), "%s", err);
+  cr_assert_eq(icsim_param_parse(q, "64", &v, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(v, 64);
+}
+
+Test(params, empty_values_are_refused)
+{
+  struct icsim_params ps = {0};
+  icsim_params_add_table(&ps, table, 5);
+  char err[256];
+  cr_assert_neq(icsim_params_set(&ps, "demo/required", "", NULL, "--set", NULL, err, sizeof err), 0);
+  cr_assert(strstr(err, "demo/required: empty value"), "%s", err);
+  cr_assert_neq(icsim_params_set(&ps, "demo/link-bandwidth", "", NULL, "--set", NULL, err, sizeof err), 0);
+  cr_assert_str_eq(icsim_params_missing(&ps), "demo/required"); /* still not given */
+  icsim_params_free(&ps);
+}

@@ -1,6 +1,7 @@
 /* Placement and routing, checked against hand-counted hops. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,10 +27,13 @@ static void load(const char *topology_lines, int nodes, int sockets, int cores)
 
 static int count_kind(int src, int dst, enum icsim_link_kind kind)
 {
-  struct icsim_hop hops[ICSIM_MAX_HOPS];
-  int n = icsim_route(&pf, src, dst, hops), k = 0;
+  int cap = icsim_route_max_hops(&pf);
+  struct icsim_hop *hops = malloc((size_t)cap * sizeof *hops);
+  int n = icsim_route(&pf, src, dst, hops, cap), k = 0;
+  cr_assert_geq(n, 1, "route %d -> %d", src, dst);
   for (int i = 0; i < n; i++)
     k += pf.links[hops[i].link].kind == kind;
+  free(hops);
   return k;
 }
 
@@ -144,4 +148,149 @@ Test(routing, host_names_round_trip)
   }
   cr_assert_eq(icsim_host_index(&pf, "node3.s0"), -1);
   icsim_platform_free(&pf);
+}
+
+/* ---- size limits, computed routes, strict placement and --set ---- */
+
+/* Load like load() with SETS; returns the loader's status, the message in ERR. */
+static int load_status(const char *topology_lines, int nodes, int sockets, char *const *sets, int nsets, char *err,
+                       size_t errlen)
+{
+  char path[64], text[1024];
+  snprintf(path, sizeof path, "/tmp/icsim-plat-%d.yaml", (int)getpid());
+  snprintf(text, sizeof text,
+           "name: t\nlayers: [generic]\nnodes:\n  count: %d\n  sockets: %d\n"
+           "  clock: 1GHz\n  speed: 1Gf\nnetwork:\n  link-bandwidth: 1GBps\n%s",
+           nodes, sockets, topology_lines);
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  int rc = icsim_platform_load(&pf, path, sets, nsets, err, errlen);
+  unlink(path);
+  return rc;
+}
+
+static void refused(const char *topology_lines, int nodes, int sockets, const char *needle)
+{
+  char err[1024] = "";
+  cr_assert_neq(load_status(topology_lines, nodes, sockets, NULL, 0, err, sizeof err), 0, "%d nodes accepted", nodes);
+  cr_assert(strstr(err, needle), "'%s' should contain '%s'", err, needle);
+}
+
+Test(routing, ring_of_66_routes_half_way_round)
+{
+  /* the report of issue 18: 65 hops between node 0 and node 33 overflowed a 64-hop buffer */
+  load("  topology: ring\n", 66, 1, 1);
+  cr_assert_eq(count_kind(0, 33, ICSIM_LINK_NETWORK), 33);
+  cr_assert_eq(count_kind(0, 33, ICSIM_LINK_SWITCH), 32); /* routers of nodes 1..32 */
+  cr_assert_eq(count_kind(0, 34, ICSIM_LINK_NETWORK), 32); /* backwards, over the wrap link */
+  icsim_platform_free(&pf);
+  load("  topology: ring\n", 101, 1, 1);
+  int cap = icsim_route_max_hops(&pf);
+  struct icsim_hop *hops = malloc((size_t)cap * sizeof *hops);
+  int longest = 0;
+  for (int b = 0; b < 101; b++) {
+    int n = icsim_route(&pf, 0, b, hops, cap);
+    cr_assert_geq(n, 1, "0 -> %d", b);
+    longest = n > longest ? n : longest;
+  }
+  cr_assert_eq(longest, 50 + 49); /* 50 links and the 49 routers between them */
+  free(hops);
+  icsim_platform_free(&pf);
+}
+
+Test(routing, a_route_never_writes_past_its_buffer)
+{
+  load("  topology: star\n", 4, 1, 1);
+  struct icsim_hop hops[3] = {{-7, -7}, {-7, -7}, {-7, -7}};
+  cr_assert_eq(icsim_route(&pf, 0, 2, hops, 2), -1); /* node link, switch, node link: 3 hops */
+  cr_assert_eq(hops[2].link, -7);
+  cr_assert_eq(icsim_route(&pf, 0, 2, hops, 3), 3);
+  icsim_platform_free(&pf);
+}
+
+Test(limits, full_topology_links_are_bounded)
+{
+  /* N memory links + N(N-1)/2 pair links <= 2^20: N(N+1)/2 <= 1048576 gives N <= 1447 */
+  refused("  topology: full\n", 65536, 1, "needs 2147516416 links");
+  refused("  topology: full\n", 1448, 1, "use at most 1447 nodes");
+  char err[1024];
+  cr_assert_eq(load_status("  topology: full\n", 1447, 1, NULL, 0, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(pf.nlinks, 1447 + 1447 * 1446 / 2);
+  icsim_platform_free(&pf);
+}
+
+Test(limits, big_stars_load_and_hosts_are_bounded)
+{
+  char err[1024];
+  /* issue 13 runs up to 16384 ranks on a star: 65536 one-socket nodes is the host limit */
+  cr_assert_eq(load_status("  topology: star\n", 65536, 1, NULL, 0, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(pf.nlinks, 65536 + 65536 + 1); /* memory, node link, the switch */
+  icsim_platform_free(&pf);
+  refused("  topology: star\n", 65536, 2, "65536 nodes x 2 sockets = 131072 SimGrid hosts; icsim builds at most 65536");
+  /* a fat tree's uplinks grow with leaves x spines: 65536 leaves of 1 x 1024 spines */
+  refused("  topology: fat-tree2\n  leaf-size: 1\n  spines: 1024\n", 65536, 1, "links, more than the 1048576");
+}
+
+Test(limits, torus_dims_are_checked_without_overflow)
+{
+  /* 65536 x 65536 x 1 = 2^32: an int product wraps to 0 */
+  refused("  topology: torus3d\n  torus-dims: 65536x65536x1\n", 8, 1, "holds 4294967296 nodes but nodes/count is 8");
+  refused("  topology: torus3d\n  torus-dims: 2x2x2x\n", 8, 1, "must be XxYxZ");
+  refused("  topology: torus3d\n  torus-dims: 2x-2x-2\n", 8, 1, "must be XxYxZ");
+  refused("  topology: torus3d\n  torus-dims: 2x2x 2\n", 8, 1, "must be XxYxZ");
+}
+
+Test(limits, keys_of_another_topology_are_refused)
+{
+  refused("  topology: star\n  leaf-size: 4\n", 8, 1, "network/leaf-size applies to fat-tree2 only, but network/topology is star");
+  refused("  topology: ring\n  torus-dims: 2x2x2\n", 8, 1, "network/torus-dims applies to torus3d only");
+  char err[1024];
+  char *set[] = {"network/spines=2"};
+  cr_assert_neq(load_status("  topology: star\n", 8, 1, set, 1, err, sizeof err), 0);
+  cr_assert(strstr(err, "--set network/spines: network/spines applies to fat-tree2 only"), "%s", err);
+}
+
+Test(limits, shapes_where_one_value_is_expected)
+{
+  refused("  topology: {value: star, origin: paper}\nstack: {a: 1}\n", 8, 1, "'stack' is the old form");
+  refused("  topology: star\n  link-latency: {a: 1}\n", 8, 1,
+          "'network/link-latency' takes a single value, not a list or mapping");
+  refused("  topology: [star]\n", 8, 1, "'network/topology' takes a single value");
+}
+
+Test(placement, numbers_are_plain_digits)
+{
+  load("  topology: star\n", 4, 2, 2);
+  int h[8];
+  char err[512];
+  const char *bad[] = {"0.-1,1", "0,1,", ",0,1", "0,,1", " 0,1", "+0,1", "0x1,1", "0.,1", "2x+1", "2x1 ", "1x2x",
+                       "", "-1x2"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cr_assert_neq(icsim_place(&pf, 2, bad[i], h, err, sizeof err), 0, "--place '%s' accepted", bad[i]);
+    cr_assert(strstr(err, "write block, cyclic, NxC"), "'%s': %s", bad[i], err);
+  }
+  cr_assert_neq(icsim_place(&pf, 2, "99999999999999999999,0", h, err, sizeof err), 0);
+  cr_assert_eq(icsim_place(&pf, 2, "0.1,3.0", h, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(h[0], 1);
+  cr_assert_eq(h[1], 6);
+  cr_assert_eq(icsim_place(&pf, 2, "1x2", h, err, sizeof err), 0, "%s", err);
+  icsim_platform_free(&pf);
+}
+
+Test(limits, set_values_are_checked)
+{
+  char err[1024];
+  char *empty[] = {"name="};
+  cr_assert_neq(load_status("  topology: star\n", 2, 1, empty, 1, err, sizeof err), 0);
+  cr_assert(strstr(err, "--set name=: name: empty value"), "%s", err);
+  char longkey[400];
+  memset(longkey, 'k', 300);
+  strcpy(longkey + 300, "=1");
+  char *lk[] = {longkey};
+  cr_assert_neq(load_status("  topology: star\n", 2, 1, lk, 1, err, sizeof err), 0);
+  cr_assert(strstr(err, "the key is longer than 255 characters"), "%s", err);
+  char *noeq[] = {"=5"};
+  cr_assert_neq(load_status("  topology: star\n", 2, 1, noeq, 1, err, sizeof err), 0);
+  cr_assert(strstr(err, "write key=value"), "%s", err);
 }

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "units.h"
@@ -52,4 +53,35 @@ Test(units, formatting_reads_back)
   cr_assert_str_eq(icsim_format_quantity(6e-6, ICSIM_DIM_TIME, buf, sizeof buf), "6us");
   cr_assert_str_eq(icsim_format_quantity(4096, ICSIM_DIM_SIZE, buf, sizeof buf), "4KiB");
   cr_assert_str_eq(icsim_format_quantity(3.8e9, ICSIM_DIM_FREQUENCY, buf, sizeof buf), "3.8GHz");
+}
+
+Test(units, only_plain_decimal_numbers)
+{
+  /* strtod would read each of these; none is how a machine's figure is written */
+  parse_bad("0x10MBps", ICSIM_DIM_BANDWIDTH, "not a number");
+  parse_bad("0x10", ICSIM_DIM_NONE, "not a number");
+  parse_bad("inf", ICSIM_DIM_TIME, "not a number");
+  parse_bad("-infs", ICSIM_DIM_TIME, "not a number");
+  parse_bad("nan", ICSIM_DIM_NONE, "not a number");
+  parse_bad("NaNs", ICSIM_DIM_TIME, "not a number");
+  parse_bad(".5us", ICSIM_DIM_TIME, "not a number");
+  parse_bad("5.us", ICSIM_DIM_TIME, "not a number");
+  parse_bad("1.2.3s", ICSIM_DIM_TIME, "not a number");
+  parse_bad(" 4", ICSIM_DIM_NONE, "spaces around it");
+  parse_bad("4MBps ", ICSIM_DIM_BANDWIDTH, "spaces around it");
+  parse_bad("4 MBps", ICSIM_DIM_BANDWIDTH, "unknown unit ' MBps'");
+  cr_assert_float_eq(parse_ok("1e-3s", ICSIM_DIM_TIME), 1e-3, 1e-18);
+  cr_assert_float_eq(parse_ok("+2.5E2us", ICSIM_DIM_TIME), 250e-6, 1e-18);
+  cr_assert_float_eq(parse_ok("-4", ICSIM_DIM_NONE), -4, 0); /* the bounds of each row refuse it where it is wrong */
+  double zero = parse_ok("-0s", ICSIM_DIM_TIME);
+  cr_assert(zero == 0 && !signbit(zero), "-0s reads as 0");
+}
+
+Test(units, numbers_too_large_to_hold)
+{
+  parse_bad("1e400s", ICSIM_DIM_TIME, "too large or too small");
+  parse_bad("1e-400s", ICSIM_DIM_TIME, "too large or too small");
+  /* finite number, infinite once multiplied by the unit: 1e300 x 1e12 */
+  parse_bad("1e300TBps", ICSIM_DIM_BANDWIDTH, "too large to hold");
+  cr_assert_float_eq(parse_ok("1e290TBps", ICSIM_DIM_BANDWIDTH), 1e302, 1e288);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "validate.h"
 
@@ -117,4 +118,23 @@ Test(validate_case, readme_key_table_is_the_schema)
   cr_assert(strstr(readme, table), "validate/README.md lacks the table of `icsim validate --keys`:\n%s", table);
   free(readme);
   free(table);
+}
+
+/* A case of many entries loads in one pass: the check that each entry has its required keys
+ * looked through every key for every entry (14 000 entries: 10^9 comparisons). */
+Test(validate_case, many_entries_load)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/icsim-case-%d.yaml", (int)getpid());
+  FILE *f = fopen(path, "w");
+  fputs("case: many\ntitle: many entries\nplatform: platforms/score-gige-xeon.yaml\nmetrics:\n", f);
+  for (int i = 0; i < 14000; i++)
+    fputs("  - {name: m, workload: w, ranks: 2, published: p.csv, tolerance: 0.1}\n", f);
+  fputs("  - {name: m, workload: w, ranks: 2, published: p.csv}\n", f); /* line 14005 lacks tolerance */
+  fclose(f);
+  struct icsim_yfile y;
+  char err[1024] = "";
+  cr_assert_neq(validate_case_load(path, &y, err, sizeof err), 0);
+  cr_assert(strstr(err, ":14005:6: metrics/14000 (m) has no 'tolerance'"), "%s", err);
+  unlink(path);
 }

@@ -135,7 +135,7 @@ Test(yaml_loader, provenance_form_and_bad_origin)
   char err[1024];
   cr_assert_eq(load_variant("192MBps", "{value: 192MBps, origin: paper, ref: test bed}", err, sizeof err), 0, "%s",
                err);
-  expect_error("192MBps", "{value: 192MBps, origin: guessed}", ":9:27", "origin 'guessed'");
+  expect_error("192MBps", "{value: 192MBps, origin: guessed}", ":9:44", "origin 'guessed'"); /* at the origin itself */
 }
 
 Test(yaml_loader, missing_file)
@@ -163,4 +163,236 @@ Test(yaml_loader, set_overrides_and_errors)
   cr_assert_neq(icsim_platform_load(&pf, path, noeq, 1, err, sizeof err), 0);
   cr_assert(strstr(err, "write key=value"), "%s", err);
   unlink(path);
+}
+
+/* ---- hostile input: the reader itself (icsim_yaml_load), each limit at and past its edge ---- */
+
+#include "yaml_flat.h"
+
+/* Load TEXT (LEN bytes) as a file; 0 or -1 with ERR. OUT is freed unless KEEP. */
+static int yload_n(const char *text, size_t len, struct icsim_yfile *out, char *err, size_t errlen)
+{
+  snprintf(path, sizeof path, "/tmp/icsim-test-%d.yaml", (int)getpid());
+  FILE *f = fopen(path, "w");
+  fwrite(text, 1, len, f);
+  fclose(f);
+  int rc = icsim_yaml_load(path, out, err, errlen);
+  unlink(path);
+  return rc;
+}
+
+static int yload(const char *text, struct icsim_yfile *out, char *err, size_t errlen)
+{
+  return yload_n(text, strlen(text), out, err, errlen);
+}
+
+/* TEXT must be refused with a message at LOCATION (":line:col", "" for none) holding NEEDLE. */
+static void refused(const char *text, size_t len, const char *location, const char *needle)
+{
+  struct icsim_yfile y;
+  char err[2048] = "", where[128];
+  cr_assert_neq(yload_n(text, len, &y, err, sizeof err), 0, "accepted: %.80s", text);
+  snprintf(where, sizeof where, "%s%s", path, location);
+  cr_assert(strncmp(err, where, strlen(where)) == 0, "error '%s' should start with '%s'", err, where);
+  cr_assert(strstr(err, needle), "error '%s' should contain '%s'", err, needle);
+}
+#define REFUSED(text, location, needle) refused(text, sizeof(text) - 1, location, needle)
+
+Test(hostile, alias_to_an_enclosing_anchor_is_a_loop)
+{
+  REFUSED("a: 1\nloop: &l [*l]\n", ":2:7", "'loop/0' contains itself");
+  REFUSED("a: &m {b: {c: *m}}\n", ":1:12", "'a/b/c' contains itself");
+}
+
+Test(hostile, aliases_of_complete_nodes_are_read)
+{
+  struct icsim_yfile y;
+  char err[1024];
+  cr_assert_eq(yload("x: &v 5us\ny: *v\np: &m {a: 1, b: [2, 3]}\nq: *m\n", &y, err, sizeof err), 0, "%s", err);
+  cr_assert_str_eq(icsim_yaml_get(&y, "y")->value, "5us");
+  cr_assert_str_eq(icsim_yaml_get(&y, "q/b/1")->value, "3");
+  cr_assert_eq(y.n, 8); /* x, y, p/a, p/b/0, p/b/1, q/a, q/b/0, q/b/1 */
+  icsim_yaml_free(&y);
+}
+
+Test(hostile, alias_bomb_stops_at_the_limit)
+{
+  /* a0 holds 10 scalars, each further level 10 aliases of the previous: a9 reaches 10^10 nodes */
+  char text[4096] = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; i++) {
+    snprintf(text + strlen(text), sizeof text - strlen(text), "a%d: &a%d [", i, i);
+    for (int k = 0; k < 10; k++)
+      snprintf(text + strlen(text), sizeof text - strlen(text), "*a%d%s", i - 1, k < 9 ? ", " : "]\n");
+  }
+  refused(text, strlen(text), ":", "aliases (*name) expand to more than 10000 nodes");
+  /* 10 + 10 x 11 = 120 nodes through aliases at two levels: far below it */
+  struct icsim_yfile y;
+  char err[1024];
+  cr_assert_eq(yload("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\na1: [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n",
+                     &y, err, sizeof err),
+               0, "%s", err);
+  cr_assert_eq(y.n, 110);
+  icsim_yaml_free(&y);
+}
+
+Test(hostile, anchors_are_bounded)
+{
+  /* libyaml compares every anchor with the earlier ones: 60 000 took 7 s of CPU */
+  size_t cap = 1 << 20, len = (size_t)snprintf(NULL, 0, "a: [");
+  char *t = malloc(cap);
+  strcpy(t, "a: [");
+  for (int i = 0; i <= ICSIM_YAML_MAX_ANCHORS; i++)
+    len += (size_t)snprintf(t + len, cap - len, "&a%d x, ", i);
+  len += (size_t)snprintf(t + len, cap - len, "y]\n");
+  refused(t, len, ":1:", "more than 1000 anchors (&name)");
+  struct icsim_yfile y;
+  char err[1024];
+  len = (size_t)snprintf(t, cap, "a: [");
+  for (int i = 0; i < ICSIM_YAML_MAX_ANCHORS; i++)
+    len += (size_t)snprintf(t + len, cap - len, "&a%d x, ", i);
+  len += (size_t)snprintf(t + len, cap - len, "*a999]\n");
+  cr_assert_eq(yload_n(t, len, &y, err, sizeof err), 0, "exactly 1000 anchors: %s", err);
+  cr_assert_str_eq(icsim_yaml_get(&y, "a/1000")->value, "x");
+  icsim_yaml_free(&y);
+  free(t);
+}
+
+/* "a: " then DEPTH nested lists around one scalar: the scalar is at depth DEPTH + 1. */
+static char *nested(int depth)
+{
+  char *t = malloc((size_t)depth * 2 + 16);
+  strcpy(t, "a: ");
+  memset(t + 3, '[', (size_t)depth);
+  strcpy(t + 3 + depth, "x");
+  memset(t + 4 + depth, ']', (size_t)depth);
+  strcpy(t + 4 + 2 * depth, "\n");
+  return t;
+}
+
+Test(hostile, nesting_is_bounded)
+{
+  struct icsim_yfile y;
+  char err[1024];
+  char *ok = nested(ICSIM_YAML_MAX_DEPTH - 1);
+  cr_assert_eq(yload(ok, &y, err, sizeof err), 0, "%s", err);
+  icsim_yaml_free(&y);
+  free(ok);
+  char *deep = nested(ICSIM_YAML_MAX_DEPTH);
+  refused(deep, strlen(deep), ":1:", "nested deeper than 32 levels");
+  free(deep);
+  deep = nested(100000); /* crashed the recursive walk */
+  refused(deep, strlen(deep), ":1:", "nested deeper than 32 levels");
+  free(deep);
+}
+
+Test(hostile, many_keys_are_indexed_and_bounded)
+{
+  size_t cap = 400000, len = 0;
+  char *t = malloc(cap);
+  for (int i = 0; i < 20000; i++)
+    len += (size_t)snprintf(t + len, cap - len, "k%d: %d\n", i, i);
+  struct icsim_yfile y;
+  char err[1024];
+  cr_assert_eq(yload_n(t, len, &y, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(y.n, 20000);
+  cr_assert_str_eq(icsim_yaml_get(&y, "k12345")->value, "12345");
+  cr_assert_null(icsim_yaml_get(&y, "k20000"));
+  icsim_yaml_free(&y);
+  /* one key twice among them, far apart */
+  len += (size_t)snprintf(t + len, cap - len, "k7: again\n");
+  refused(t, len, ":20001:1", "key 'k7' given twice (first at line 8)");
+  /* 100001 values in one list of 2-byte items */
+  len = (size_t)snprintf(t, cap, "a: [");
+  for (int i = 0; i <= ICSIM_YAML_MAX_ENTRIES; i++)
+    len += (size_t)snprintf(t + len, cap - len, "1,");
+  len += (size_t)snprintf(t + len - 1, cap - len + 1, "]\n") - 1;
+  refused(t, len, ":", "more than 100000 values in one file");
+  free(t);
+}
+
+Test(hostile, file_size_is_bounded)
+{
+  size_t n = ICSIM_YAML_MAX_BYTES;
+  char *t = malloc(n + 1);
+  memset(t, '#', n + 1); /* one long comment after a key */
+  memcpy(t, "a: 1\n", 5);
+  t[n - 1] = '\n';
+  struct icsim_yfile y;
+  char err[1024];
+  cr_assert_eq(yload_n(t, n, &y, err, sizeof err), 0, "exactly the limit: %s", err);
+  icsim_yaml_free(&y);
+  t[n] = '\n';
+  refused(t, n + 1, ": larger than 1024 KiB", "the most icsim reads from one file");
+  free(t);
+  cr_assert_neq(icsim_yaml_load("/tmp", &y, err, sizeof err), 0);
+  cr_assert(strstr(err, "/tmp: is a directory"), "%s", err);
+}
+
+Test(hostile, one_value_one_way)
+{
+  REFUSED("a: {value: 4, value: 5, origin: paper}\n", ":1:15", "'value' of 'a' given twice (first at line 1)");
+  REFUSED("a: {value: 4, origin: paper, origin: spec}\n", ":1:30", "'origin' of 'a' given twice");
+  REFUSED("a: {value: 4, orign: paper}\n", ":1:15", "'a' takes only value, origin and ref");
+  REFUSED("a: {origin: paper}\n", ":1:4", "'a' has origin or ref but no value");
+  REFUSED("a: {value: [4]}\n", ":1:12", "'value' of 'a' must be a single value");
+  REFUSED("a: {value: , origin: paper}\n", ":1:5", "'value' of 'a' has no value");
+}
+
+Test(hostile, nothing_is_dropped_silently)
+{
+  REFUSED("a: 1\nbogus: []\n", ":2:8", "'bogus' is an empty list");
+  REFUSED("a: 1\nb: {}\n", ":2:4", "'b' is empty");
+  REFUSED("a:\n  - x\n  -\n", ":3:4", "item 'a/1' is empty"); /* an empty item is where its value would be */
+  REFUSED("a: 1\n---\nb: 2\n", ":2:1", "a second YAML document starts here");
+  REFUSED("a: 1\n...\n---\n", ":3:1", "a second YAML document starts here");
+  REFUSED("{}\n", ":1:1", "the file holds no keys");
+  REFUSED("", ":1:1", "the file is empty");
+  REFUSED("# only a comment\n\n", ":1:1", "the file is empty");
+  REFUSED("- a\n", ":1:1", "the top level must be a mapping");
+}
+
+Test(hostile, keys_are_words)
+{
+  REFUSED("0: x\n", ":1:1", "key '0' is a number");
+  REFUSED("layers: {0: generic}\n", ":1:10", "key '0' is a number");
+  REFUSED("a b: 1\n", ":1:1", "key 'a b' contains ' '");
+  REFUSED("\"\": 1\n", ":1:1", "empty key");
+  REFUSED("base: &b {x: 1}\nc:\n  <<: *b\n", ":3:3", "merge keys ('<<') are not supported");
+  REFUSED("\"a\\0b\": 1\n", ":1:1", "key holds byte 0x00");
+  REFUSED("[a]: 1\n", ":1:1", "keys must be plain words");
+}
+
+Test(hostile, values_are_one_line_of_text)
+{
+  REFUSED("name: \"a\\0b\"\n", ":1:7", "holds a control character (0x00)");
+  REFUSED("name: \"two\\nlines\"\n", ":1:7", "holds a control character (0x0a)");
+  REFUSED("name: |\n  two\n  lines\n", ":1:7", "holds a control character (0x0a)");
+  REFUSED("a: 1\nname: caf\xe9\n", ":2:10", "not UTF-8 text");
+  REFUSED("a: 1\nb: x\x01y\n", ":2:5", "not UTF-8 text: control characters are not allowed");
+  REFUSED("\x80\x81junk", ":1:1", "not UTF-8 text: invalid leading UTF-8 octet (byte 0x80)");
+  /* a long line is only long: 200 000 characters in one value */
+  size_t n = 200000;
+  char *t = malloc(n + 16);
+  memcpy(t, "name: ", 6);
+  memset(t + 6, 'x', n);
+  strcpy(t + 6 + n, "\n");
+  struct icsim_yfile y;
+  char err[1024];
+  cr_assert_eq(yload(t, &y, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(strlen(icsim_yaml_get(&y, "name")->value), n);
+  icsim_yaml_free(&y);
+  free(t);
+}
+
+Test(hostile, syntax_errors_point_at_the_bad_line)
+{
+  /* an over-indented key: the colon on line 3 */
+  REFUSED("nodes:\n  count: 4\n   clock: 1GHz\n", ":3:9", "check this line's indentation");
+  /* an under-indented key: line 3, not the mapping on line 1 */
+  REFUSED("network:\n  topology: star\n link-bandwidth: 1Gbps\n", ":3:2", "indentation matches no key above it");
+  REFUSED("name: t\nlayers:\n  - generic\n - numa\n", ":4:2", "indentation matches no key above it");
+  /* a key without its colon: where the key starts */
+  REFUSED("nodes:\n  count: 4\n  clock 1GHz\n  speed: 1Gf\n", ":3:3", "write 'key: value'");
+  REFUSED("name: t\nnodes:\n\tcount: 4\n", ":3:1", "tabs cannot indent YAML");
+  REFUSED("name: \"t\nnodes: 3\n", ":1:7", "while scanning a quoted scalar that starts here");
 }

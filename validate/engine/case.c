@@ -308,8 +308,10 @@ static int check_required(const struct icsim_yfile *y, char *err, size_t errlen)
       if (!key_matches(item, base) || !strcmp(item, last)) /* an entry's keys are consecutive */
         continue;
       snprintf(last, sizeof last, "%s", item);
-      snprintf(want, sizeof want, "%s/%s%s", item, tail, list ? "/#" : "");
-      if (present(y, want))
+      /* an exact lookup (a list is there when its item 0 is): scanning every entry for every
+       * item made a file of many items quadratic */
+      snprintf(want, sizeof want, "%s/%s%s", item, tail, list ? "/0" : "");
+      if (icsim_yaml_get(y, want))
         continue;
       snprintf(want, sizeof want, "%s/name", item);
       const struct icsim_yentry *name = icsim_yaml_get(y, want);
