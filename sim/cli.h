@@ -9,6 +9,7 @@ int cmd_run(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_place(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_calibrate_host(int argc, char **argv);
 /* Scalar operations per second of this machine: ICSIM_HOST_OPS, else the stored calibration
  * (measured once if missing). */
