@@ -118,6 +118,20 @@ static void explain_unknown(const struct icsim_schema *s, const char *key, char 
   char shape[256], prefix[260];
   shape_of(key, shape, sizeof shape);
   const char *last = strrchr(shape, '/') ? strrchr(shape, '/') + 1 : shape;
+  const char *tail = strrchr(key, '/');
+  if (tail && is_index(tail + 1, strlen(tail + 1))) { /* "valuse: [1, 2]": the list's own name is unknown */
+    char parent[256];
+    snprintf(parent, sizeof parent, "%.*s", (int)(tail - key), key);
+    shape_of(parent, prefix, sizeof prefix);
+    size_t plen = strlen(prefix);
+    int known = 0;
+    for (size_t r = 0; r < s->n && !known; r++)
+      known = !strncmp(s->rows[r].key, prefix, plen) && (!s->rows[r].key[plen] || s->rows[r].key[plen] == '/');
+    if (!known) {
+      explain_unknown(s, parent, fix, len);
+      return;
+    }
+  }
   for (size_t r = 0; r < s->n; r++) {
     const char *rk = s->rows[r].key;
     snprintf(prefix, sizeof prefix, "%s/", shape);
@@ -142,16 +156,25 @@ static void explain_unknown(const struct icsim_schema *s, const char *key, char 
   }
   const struct icsim_param_desc *best = NULL;
   size_t best_d = (size_t)-1;
+  int best_list = 0; /* the best match is a list's name (its row without the final "/#") */
   for (size_t r = 0; r < s->n; r++) {
-    size_t d = icsim_edit_distance(shape, s->rows[r].key);
+    char listname[256];
+    size_t d = icsim_edit_distance(shape, s->rows[r].key), rl = strlen(s->rows[r].key);
     if (d < best_d)
-      best_d = d, best = &s->rows[r];
+      best_d = d, best = &s->rows[r], best_list = 0;
+    if (rl > 2 && !strcmp(s->rows[r].key + rl - 2, "/#")) {
+      snprintf(listname, sizeof listname, "%.*s", (int)(rl - 2), s->rows[r].key);
+      d = icsim_edit_distance(shape, listname);
+      if (d < best_d)
+        best_d = d, best = &s->rows[r], best_list = 1;
+    }
   }
   /* As icsim_params_closest, only what was plausibly meant: at most about a third of the
    * name changed (measured on the last part: the shared path would excuse any typo). */
   if (best && best_d * 3 <= strlen(last) + 2) {
-    char near[256];
-    instantiate(best->key, key, near, sizeof near);
+    char near[256], pattern[256];
+    snprintf(pattern, sizeof pattern, "%.*s", (int)(strlen(best->key) - (best_list ? 2 : 0)), best->key);
+    instantiate(pattern, key, near, sizeof near);
     snprintf(fix, len, "unknown key '%s'; did you mean '%s'?%s", key, near,
              strchr(near, '#') ? " ('#' = list index: a list's entries are '- ' items)" : "");
     return;
