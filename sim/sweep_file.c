@@ -192,14 +192,14 @@ void sweep_point_label(const struct sweep *s, const struct sweep_point *p, char 
 /* A relative path beside the sweep file, else from the source root. Malloc'ed, NULL if neither. */
 static char *resolve_path(const struct sweep *s, const char *rel)
 {
-  char buf[PATH_MAX * 2];
+  char buf[PATH_MAX * 2], real[PATH_MAX];
   if (rel[0] == '/')
-    return access(rel, R_OK) == 0 ? strdup(rel) : NULL;
-  snprintf(buf, sizeof buf, "%s/%s", s->dir, rel);
-  if (access(buf, R_OK) == 0)
-    return strdup(buf);
-  snprintf(buf, sizeof buf, "%s/%s", ICSIM_SRCDIR, rel);
-  return access(buf, R_OK) == 0 ? strdup(buf) : NULL;
+    snprintf(buf, sizeof buf, "%s", rel);
+  else
+    snprintf(buf, sizeof buf, "%s/%s", s->dir, rel);
+  if (rel[0] != '/' && access(buf, R_OK) != 0)
+    snprintf(buf, sizeof buf, "%s/%s", ICSIM_SRCDIR, rel);
+  return access(buf, R_OK) == 0 && realpath(buf, real) ? strdup(real) : NULL;
 }
 
 static void axis_push(struct sweep_axis *ax, const char *text, const char *cell)
@@ -272,10 +272,10 @@ static int axis_values(struct sweep *s, struct sweep_axis *ax, const struct icsi
           return fail_at(s, e, err, errlen, "%s: %s (%s)", ax->name, why, d->help);
         value_of(d, d->dim, num, e->value, text, sizeof text, cell, sizeof cell);
         axis_push(ax, text, cell);
-      } else {
-        if (var_dim(e->value, &dim, &num) || (v > 0 && dim != dim0))
+      } else { /* bare numbers go with values of any one unit (0, 1KiB, 4KiB) */
+        if (var_dim(e->value, &dim, &num) || (dim != ICSIM_DIM_NONE && dim0 != ICSIM_DIM_NONE && dim != dim0))
           numeric = false;
-        dim0 = v == 0 ? dim : dim0;
+        dim0 = dim != ICSIM_DIM_NONE ? dim : dim0;
         axis_push(ax, e->value, e->value);
       }
     }
@@ -283,7 +283,7 @@ static int axis_values(struct sweep *s, struct sweep_axis *ax, const struct icsi
       for (int v = 0; v < ax->n; v++) {
         double num;
         var_dim(ax->text[v], &dim, &num);
-        if (dim != ICSIM_DIM_NONE) {
+        if (dim0 != ICSIM_DIM_NONE) {
           value_of(NULL, dim, num, NULL, text, sizeof text, cell, sizeof cell);
           free(ax->text[v]);
           free(ax->cell[v]);
