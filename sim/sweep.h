@@ -35,6 +35,7 @@ struct sweep_axis {
   int n;             /* values */
   char **text;       /* each value as passed on: --set value, substituted text, variant label */
   char **cell;       /* each value in results.csv: a number in base units where it has a unit */
+  int dim;           /* enum icsim_dim of the values (ICSIM_DIM_NONE: plain numbers or words) */
   int line, column;  /* of the axis entry, for messages */
 };
 
@@ -77,6 +78,9 @@ const struct icsim_yentry *sweep_entry(const struct sweep *s, const char *fmt, .
     __attribute__((format(printf, 2, 3)));
 /* TEMPLATE with each {VAR} replaced by point P's value (malloc'ed). */
 char *sweep_subst(const struct sweep *s, const struct sweep_point *p, const char *tmpl);
+/* Point P has the values the `where` list FMT (one index I, then the item's) asks for
+ * ("plots/%d/where/%d"); an empty list keeps every point. */
+int sweep_where(const struct sweep *s, const struct sweep_point *p, const char *fmt, int i);
 /* "axis=value, axis=value" of point P, for messages. */
 void sweep_point_label(const struct sweep *s, const struct sweep_point *p, char *buf, size_t len);
 /* The schema as the Markdown key table of the README (`icsim sweep --keys`). */

@@ -63,6 +63,9 @@ static const struct icsim_param_desc sweep_table[] = {
     TEXT("figures/#/stats", ABSENT,
          "take a `--stats` counter instead: `simulated_time_s` or SECTION/NAME (`mpi/messages`, `rapidio/segment_retries`)"),
     NUMBER("figures/#/scale", -1e15, 1e15, "1", "factor on the value"),
+    TEXT("figures/#/where/#", ABSENT,
+         "`AXIS=VALUE`: the figure exists only at the points with that value (its cell is empty elsewhere), e.g. "
+         "a figure of one of two programs"),
     TEXT("plots/#/name", REQUIRED, "file name of the plot: DIR/NAME.png"),
     TEXT("plots/#/title", ABSENT, "its title (default: the sweep's title and the figure)"),
     TEXT("plots/#/x", REQUIRED, "axis on the x axis (the axis' key, variable or name)"),
@@ -291,8 +294,10 @@ static int axis_values(struct sweep *s, struct sweep_axis *ax, const struct icsi
           ax->cell[v] = strdup(cell);
         }
       }
-    if (!d && numeric && dim0 != ICSIM_DIM_NONE)
+    if (!d && numeric && dim0 != ICSIM_DIM_NONE) {
       snprintf(ax->header, sizeof ax->header, "%s[%s]", ax->name, icsim_dim_unit(dim0));
+      ax->dim = dim0;
+    }
     return 0;
   }
   const struct icsim_yentry *from = sweep_entry(s, "axes/%d/range/from", a), *to = sweep_entry(s, "axes/%d/range/to", a),
@@ -341,8 +346,10 @@ static int axis_values(struct sweep *s, struct sweep_axis *ax, const struct icsi
     }
     axis_push(ax, text, cell);
   }
-  if (!d && dim != ICSIM_DIM_NONE)
+  if (!d && dim != ICSIM_DIM_NONE) {
     snprintf(ax->header, sizeof ax->header, "%s[%s]", ax->name, icsim_dim_unit(dim));
+    ax->dim = dim;
+  }
   return 0;
 }
 
@@ -493,8 +500,10 @@ static int load_parameters(struct sweep *s, char *err, size_t errlen)
       break;
     }
     rc = axis_values(s, ax, pv->d, err, errlen);
-    if (!rc && pv->d->type == ICSIM_P_QUANTITY && icsim_dim_unit(pv->d->dim)[0])
+    if (!rc && pv->d->type == ICSIM_P_QUANTITY && icsim_dim_unit(pv->d->dim)[0]) {
       snprintf(ax->header, sizeof ax->header, "%s[%s]", ax->name, icsim_dim_unit(pv->d->dim));
+      ax->dim = pv->d->dim;
+    }
   }
   icsim_platform_free(&pf);
   return rc;
@@ -506,6 +515,52 @@ static int axis_by_name(const struct sweep *s, const char *name)
     if (!strcmp(s->axes[a].name, name))
       return a;
   return -1;
+}
+
+/* TEXT names value V of axis AX: as passed on, as in results.csv, or the same quantity written
+ * otherwise (size=4MiB for 4194304). */
+static int value_matches(const struct sweep_axis *ax, int v, const char *text)
+{
+  enum icsim_dim d1, d2;
+  double a, b;
+  if (!strcmp(ax->text[v], text) || !strcmp(ax->cell[v], text))
+    return 1;
+  return !var_dim(text, &d1, &a) && !var_dim(ax->cell[v], &d2, &b) && fabs(a - b) <= 1e-12 * fabs(b);
+}
+
+/* Each `where` entry of list FMT (index I) is AXIS=VALUE with an axis of S and one of its values. */
+static int check_where(const struct sweep *s, const char *fmt, int i, char *err, size_t errlen)
+{
+  const struct icsim_yentry *w;
+  for (int k = 0; (w = sweep_entry(s, fmt, i, k)); k++) {
+    const char *eq = strchr(w->value, '=');
+    int a = -1, ok = 0;
+    if (eq) {
+      char an[256];
+      snprintf(an, sizeof an, "%.*s", (int)(eq - w->value), w->value);
+      a = axis_by_name(s, an);
+    }
+    for (int v = 0; a >= 0 && v < s->axes[a].n && !ok; v++)
+      ok = value_matches(&s->axes[a], v, eq + 1);
+    if (!ok)
+      return fail_at(s, w, err, errlen, "where '%s': write AXIS=VALUE with an axis of the sweep and one of its values",
+                     w->value);
+  }
+  return 0;
+}
+
+int sweep_where(const struct sweep *s, const struct sweep_point *p, const char *fmt, int i)
+{
+  const char *w;
+  for (int k = 0; (w = sweep_get(s, fmt, i, k)); k++) {
+    const char *eq = strchr(w, '=');
+    char an[256];
+    snprintf(an, sizeof an, "%.*s", (int)(eq - w), w);
+    int a = axis_by_name(s, an);
+    if (!value_matches(&s->axes[a], p->vi[a], eq + 1))
+      return 0;
+  }
+  return 1;
 }
 
 /* Figures and plots refer to what exists. */
@@ -527,7 +582,8 @@ static int load_outputs(struct sweep *s, char *err, size_t errlen)
     for (int g = 0; g < f; g++)
       if (!strcmp(sweep_get(s, "figures/%d/name", g), name->value))
         return fail_at(s, name, err, errlen, "two figures named '%s'; rename one", name->value);
-    if (check_template(s, sweep_entry(s, "figures/%d/row", f), err, errlen))
+    if (check_template(s, sweep_entry(s, "figures/%d/row", f), err, errlen) ||
+        check_where(s, "figures/%d/where/%d", f, err, errlen))
       return -1;
     const struct icsim_yentry *st = sweep_entry(s, "figures/%d/stats", f);
     if (st && strcmp(st->value, "simulated_time_s") && (!strchr(st->value, '/') || strchr(strchr(st->value, '/') + 1, '/')))
@@ -547,22 +603,8 @@ static int load_outputs(struct sweep *s, char *err, size_t errlen)
       return fail_at(s, y, err, errlen, "plot y '%s' is not a figure of the sweep; give a figure's name", y->value);
     if (strpbrk(name->value, "/'\" ") || !strcmp(name->value, "results"))
       return fail_at(s, name, err, errlen, "plot name '%s': a plain file name without '/', quotes or spaces", name->value);
-    const struct icsim_yentry *w;
-    for (int k = 0; (w = sweep_entry(s, "plots/%d/where/%d", p, k)); k++) {
-      const char *eq = strchr(w->value, '=');
-      int a = -1;
-      if (eq) {
-        char an[256];
-        snprintf(an, sizeof an, "%.*s", (int)(eq - w->value), w->value);
-        a = axis_by_name(s, an);
-      }
-      int ok = 0;
-      for (int v = 0; a >= 0 && v < s->axes[a].n && !ok; v++)
-        ok = !strcmp(s->axes[a].text[v], eq + 1) || !strcmp(s->axes[a].cell[v], eq + 1);
-      if (!ok)
-        return fail_at(s, w, err, errlen, "where '%s': write AXIS=VALUE with an axis of the sweep and one of its values",
-                       w->value);
-    }
+    if (check_where(s, "plots/%d/where/%d", p, err, errlen))
+      return -1;
   }
   return 0;
 }

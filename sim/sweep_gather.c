@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "units.h"
 
 /* A growing string. */
 struct buf {
@@ -148,6 +149,10 @@ static int figure_value(const struct sweep *s, const struct sweep_point *p, int 
              *row = sweep_get(s, "figures/%d/row", f), *col = sweep_get(s, "figures/%d/column", f),
              *scale = sweep_get(s, "figures/%d/scale", f);
   int column = col ? atoi(col) : 2;
+  if (!sweep_where(s, p, "figures/%d/where/%d", f)) { /* not a figure of this point: an empty cell */
+    *v = NAN;
+    return 0;
+  }
   char *x = row ? sweep_subst(s, p, row) : NULL, what[512], label[1024];
   if (st) {
     *v = stats_value(stats, st);
@@ -215,14 +220,12 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
   for (int i = 0; i < n; i++)
     keep[i] = done[i];
   for (int j = 0; (w = sweep_get(s, "plots/%d/where/%d", k, j)); j++) {
-    const char *eq = strchr(w, '=');
     char an[256];
-    snprintf(an, sizeof an, "%.*s", (int)(eq - w), w);
-    int a = axis_index(s, an);
-    fixed[a] = 1;
-    for (int i = 0; i < n; i++)
-      keep[i] &= !strcmp(s->axes[a].text[p[i].vi[a]], eq + 1) || !strcmp(s->axes[a].cell[p[i].vi[a]], eq + 1);
+    snprintf(an, sizeof an, "%.*s", (int)(strchr(w, '=') - w), w);
+    fixed[axis_index(s, an)] = 1;
   }
+  for (int i = 0; i < n; i++) /* and only where the figure exists */
+    keep[i] &= sweep_where(s, &p[i], "plots/%d/where/%d", k) && !isnan(val[(size_t)i * s->nfigures + fy]);
   int numeric_x = 1;
   for (int v = 0; v < s->axes[xa].n; v++)
     numeric_x &= is_number(s->axes[xa].cell[v]);
@@ -232,6 +235,10 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
     for (int i = 0; i < n && a != xa && !fixed[a]; i++)
       for (int j = 0; j < i && keep[i] && !varies[a]; j++)
         varies[a] |= keep[j] && p[j].vi[a] != p[i].vi[a];
+  int nvary = 0, one = -1; /* one axis varying: its name titles the key, its values label the lines */
+  for (int a = 0; a < s->naxes; a++)
+    if (varies[a])
+      nvary++, one = a;
   struct buf data = {0}, gp = {0};
   char (*series)[512] = calloc((size_t)n, sizeof *series);
   int nseries = 0;
@@ -242,8 +249,8 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
     size_t kl = 0;
     for (int a = 0; a < s->naxes; a++)
       if (varies[a])
-        kl += (size_t)snprintf(key + kl, sizeof key - kl, "%s%s=%s", kl ? ", " : "", s->axes[a].name,
-                               s->axes[a].text[p[i].vi[a]]);
+        kl += (size_t)snprintf(key + kl, sizeof key - kl, "%s%s%s%s", kl ? ", " : "", nvary > 1 ? s->axes[a].name : "",
+                               nvary > 1 ? "=" : "", s->axes[a].text[p[i].vi[a]]);
     int found = 0;
     for (int q = 0; q < nseries && !found; q++)
       found = !strcmp(series[q], key);
@@ -260,8 +267,8 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
         size_t kl = 0;
         for (int a = 0; a < s->naxes; a++)
           if (varies[a])
-            kl += (size_t)snprintf(key + kl, sizeof key - kl, "%s%s=%s", kl ? ", " : "", s->axes[a].name,
-                                   s->axes[a].text[p[i].vi[a]]);
+            kl += (size_t)snprintf(key + kl, sizeof key - kl, "%s%s%s%s", kl ? ", " : "",
+                                   nvary > 1 ? s->axes[a].name : "", nvary > 1 ? "=" : "", s->axes[a].text[p[i].vi[a]]);
         if (strcmp(key, series[q]))
           continue;
         if (numeric_x)
@@ -278,7 +285,7 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
   snprintf(pngtmp, sizeof pngtmp, "%s.tmp.%d", png, (int)getpid());
   const char *yunit = sweep_get(s, "figures/%d/unit", fy);
   bprintf(&gp, "# gnuplot -e \"set output '%s.png'\" %s.gp   (written by icsim sweep --gather)\n", name, name);
-  bprintf(&gp, "set terminal pngcairo size 900,560 noenhanced\nset title ");
+  bprintf(&gp, "set terminal pngcairo size 900,%d noenhanced\nset title ", 520 + 10 * nseries); /* key below */
   char t[512];
   snprintf(t, sizeof t, "%s%s%s", title ? title : sweep_get(s, "title") ? sweep_get(s, "title") : s->name,
            title ? "" : ": ", title ? "" : sweep_get(s, "plots/%d/y", k));
@@ -288,9 +295,31 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
   snprintf(t, sizeof t, "%s%s%s%s", sweep_get(s, "plots/%d/y", k), yunit ? " (" : "", yunit ? yunit : "", yunit ? ")" : "");
   bprintf(&gp, "\nset ylabel ");
   gp_string(&gp, t);
-  bprintf(&gp, "\nset grid\nset key outside right top\n");
+  bprintf(&gp, "\nset grid\nset key outside below\n");
+  if (nvary == 1) {
+    bprintf(&gp, "set key title ");
+    gp_string(&gp, s->axes[one].name);
+    bprintf(&gp, "\n");
+  }
   if (log && strchr(log, 'x') && numeric_x)
     bprintf(&gp, "set logscale x\n");
+  if (numeric_x) { /* the axis' own values as tics, the range fitted to them */
+    bprintf(&gp, "set autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n");
+    if (s->axes[xa].n <= 16) {
+      bprintf(&gp, "set xtics (");
+      for (int v = 0; v < s->axes[xa].n; v++) { /* labelled with their units: 25us, 64KiB */
+        char label[64];
+        if (s->axes[xa].dim != ICSIM_DIM_NONE)
+          icsim_format_quantity(strtod(s->axes[xa].cell[v], NULL), s->axes[xa].dim, label, sizeof label);
+        else
+          snprintf(label, sizeof label, "%s", s->axes[xa].text[v]);
+        bprintf(&gp, "%s", v ? ", " : "");
+        gp_string(&gp, label);
+        bprintf(&gp, " %s", s->axes[xa].cell[v]);
+      }
+      bprintf(&gp, ")%s\n", s->axes[xa].n > 8 ? " rotate by -30" : "");
+    }
+  }
   if (log && strchr(log, 'y'))
     bprintf(&gp, "set logscale y\n");
   if (!numeric_x)
@@ -379,7 +408,10 @@ int sweep_gather(const struct sweep *s, const struct sweep_point *p, int n, cons
     for (int a = 0; a < s->naxes; a++)
       csv_cell(&csv, s->axes[a].cell[p[i].vi[a]], a == 0);
     for (int f = 0; f < s->nfigures; f++)
-      bprintf(&csv, ",%.10g", val[(size_t)i * s->nfigures + f]);
+      if (isnan(val[(size_t)i * s->nfigures + f]))
+        bprintf(&csv, ",");
+      else
+        bprintf(&csv, ",%.10g", val[(size_t)i * s->nfigures + f]);
     bprintf(&csv, "\n");
   }
   char path[PATH_MAX];
