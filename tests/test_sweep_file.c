@@ -1,6 +1,7 @@
 /* Sweep files (sim/sweep_file.c): points in the documented order, ranges and units, variants, and
  * every refusal located at the line and column of the mistake (counted by hand in the data files). */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -161,4 +162,23 @@ Test(sweep_file, readme_key_table_is_the_schema)
   cr_assert_eq(found, rows);
   free(text);
   free(readme);
+}
+
+Test(sweep_file, shipped_sweeps_load)
+{
+  glob_t g;
+  cr_assert_eq(glob(ICSIM_SRC "/stacks/*/*.sweep.yaml", 0, NULL, &g), 0);
+  cr_assert_geq(g.gl_pathc, 3, "the RapidIO studies");
+  for (size_t i = 0; i < g.gl_pathc; i++) {
+    struct sweep s;
+    struct sweep_point *p;
+    char err[4096];
+    cr_assert_eq(sweep_load(g.gl_pathv[i], &s, err, sizeof err), 0, "%s", err);
+    int n = sweep_points(&s, &p, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    printf("%s: %d points\n", g.gl_pathv[i], n);
+    sweep_points_free(p, n);
+    sweep_free(&s);
+  }
+  globfree(&g);
 }
