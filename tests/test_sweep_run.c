@@ -242,12 +242,24 @@ Test(sweep_run, killed_at_any_moment_and_resumed, .timeout = 600)
   snprintf(cmd, sizeof cmd, "%s/points", out);
   int before = count_dir(cmd);
   wait_points(out, before + 1, pid, errfile);
-  usleep(300000); /* into the next point */
+  char tmp[700];
+  snprintf(tmp, sizeof tmp, "%s/tmp", out);
+  for (int i = 0; i < 1200 && count_dir(tmp) < 1; i++) /* the next point has just started */
+    usleep(10000);
+  cr_assert_eq(count_dir(tmp), 1);
   kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
   for (int i = 0; i < 50 && processes_mentioning(out) > 0; i++)
     usleep(100000);
   cr_assert_eq(processes_mentioning(out), 0, "a point kept running after its sweep was killed");
+  /* and it was stopped, not left to finish: its output has no result row (a point takes about a
+   * second; it was killed as it started) */
+  snprintf(cmd, sizeof cmd, "cat %s/*/out.txt", tmp);
+  run(cmd, &text, 0);
+  for (char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+    cr_assert(*l == '#' || *l == '\n' || !*l, "the point in flight ran to its end after its sweep was killed:\n%s", text);
+  free(text);
+  snprintf(cmd, sizeof cmd, "%s/points", out);
   /* what is finished stays, as it is */
   char names[6][32];
   ino_t inodes[6];
