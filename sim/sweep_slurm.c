@@ -120,7 +120,7 @@ int sweep_slurm_submit(const struct sweep *s, const struct sweep_point *p, int n
     for (char **a = argv; *a; a++) {
       char q[PATH_MAX + 80];
       shq(q, sizeof q, *a);
-      printf("%s%s", a == argv ? "" : " ", strspn(*a, "abcdefghijklmnopqrstuvwxyz0123456789-_=./:%") == strlen(*a) ? *a : q);
+      printf("%s%s", a == argv ? "" : " ", strspn(*a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:%,+@") == strlen(*a) ? *a : q);
     }
     printf("\n");
     free(argv);
