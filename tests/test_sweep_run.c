@@ -69,12 +69,15 @@ Test(sweep_run, csv_matches_the_closed_form_and_a_rerun_runs_nothing)
   free(out);
   snprintf(path, sizeof path, "%s/o/results.csv", dir);
   char *csv = slurp(path);
-  cr_assert(!strncmp(csv, "network/link-bandwidth[Bps],size[B],sender,latency[us],simulated[s]\n", 67), "%s", csv);
+  const char *header = "network/link-bandwidth[Bps],size[B],sender,latency[us],simulated[s],payload[B]\n";
+  cr_assert(!strncmp(csv, header, strlen(header)), "%s", csv);
   int rows = 0;
   for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1, rows++) {
-    double bw, size, lat, sim;
+    double bw, size, lat, sim, payload;
     char sender[32];
-    cr_assert_eq(sscanf(l, "%lf,%lf,%31[^,],%lf,%lf", &bw, &size, sender, &lat, &sim), 5, "row: %s", l);
+    cr_assert_eq(sscanf(l, "%lf,%lf,%31[^,],%lf,%lf,%lf", &bw, &size, sender, &lat, &sim, &payload), 6, "row: %s", l);
+    /* the --stats counter: 2 warm-up + 20 timed round trips, two messages of `size` each */
+    cr_assert_float_eq(payload, 44 * size, 0.5, "payload %.0f B: %s", payload, l);
     double expect = pingpong_us(size, bw, strcmp(sender, "base") ? 12 : 2);
     printf("bw %.0f B/s, %5.0f B, %-9s: %8.2f us, closed form %8.2f us\n", bw, size, sender, lat, expect);
     cr_assert(fabs(lat - expect) <= 0.006, "%s: %.2f vs %.2f us", l, lat, expect); /* two decimals printed */
