@@ -29,7 +29,7 @@
 #define CHOICE(key, def, choices, help) {key, ICSIM_P_ENUM, 0, 0, 0, def, NULL, help, choices, ICSIM_NO_FIELD}
 
 static const struct icsim_param_desc sweep_table[] = {
-    TEXT("sweep", REQUIRED, "name of the study (Slurm job name)"),
+    TEXT("sweep", REQUIRED, "name of the study: letters, digits, `.`, `_`, `-` (the Slurm job is icsim-NAME)"),
     TEXT("title", ABSENT, "one-line title, shown on the plots"),
     TEXT("platform", REQUIRED,
          "platform file; a relative path is looked up beside the sweep file, then from the source root; may use {VAR}"),
@@ -619,6 +619,12 @@ int sweep_load(const char *path, struct sweep *s, char *err, size_t errlen)
   if (icsim_schema_check(&sweep_schema, &s->y, err, errlen) || load_axes(s, err, errlen))
     goto fail;
   s->name = sweep_get(s, "sweep");
+  if (!s->name[0] || strspn(s->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(s->name)) {
+    fail_at(s, sweep_entry(s, "sweep"), err, errlen,
+            "sweep name '%s': use letters, digits, '.', '_' and '-' (it names the Slurm job); the title takes any text",
+            s->name);
+    goto fail;
+  }
   s->zip = !strcmp(sweep_get(s, "combine") ? sweep_get(s, "combine") : "cross", "zip");
   s->host_timing = sweep_get(s, "host-timing") && !strcmp(sweep_get(s, "host-timing"), "on");
   static const char *const templates[] = {"platform", "program", "args", "ranks", "place"};
