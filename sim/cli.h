@@ -12,6 +12,7 @@ int cmd_place(int argc, char **argv);
 /* icsim place --pattern-file (cmd_place_pattern.c). */
 int cmd_place_pattern(const char *platform, int nranks, const char *pattern_file, const char *write_best,
                       unsigned seed, char **sets, int nsets);
+int cmd_sweep(int argc, char **argv);
 int cmd_calibrate_host(int argc, char **argv);
 /* Scalar operations per second of this machine: ICSIM_HOST_OPS, else the stored calibration
  * (measured once if missing). */

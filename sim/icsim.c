@@ -12,6 +12,7 @@ static void usage(FILE *f)
              "  describe  print every resolved parameter of a platform (value, unit, origin)\n"
              "  validate  run validation cases against published tables\n"
              "  place     rank the subsystem shapes of P cores for an exchange pattern\n"
+             "  sweep     run a what-if study (a sweep file) locally or on Slurm, resumable\n"
              "  calibrate-host  measure this machine's speed (used by run --host-timing on)\n"
              "`icsim COMMAND --help` for each command's options.\n");
 }
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
     return cmd_validate(argc - 1, argv + 1);
   if (!strcmp(argv[1], "place"))
     return cmd_place(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "sweep"))
+    return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(argv[1], "calibrate-host"))
     return cmd_calibrate_host(argc - 1, argv + 1);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "yaml_schema.h"
 
 #define REQUIRED NULL /* no default: must be given (in every entry of its list) */
 #define ABSENT ""     /* optional, nothing when left out */
@@ -67,267 +68,13 @@ const struct icsim_param_desc validate_case_table[] = {
 };
 const size_t validate_case_table_len = sizeof validate_case_table / sizeof validate_case_table[0];
 
-/* "metrics/3/name" matches "metrics/#/name". */
-static int key_matches(const char *key, const char *pattern)
-{
-  while (*key && *pattern) {
-    if (*pattern == '#') {
-      if (!(*key >= '0' && *key <= '9'))
-        return 0;
-      while (*key >= '0' && *key <= '9')
-        key++;
-      pattern++;
-    } else if (*key++ != *pattern++) {
-      return 0;
-    }
-  }
-  return *key == '\0' && *pattern == '\0';
-}
-
-static const struct icsim_param_desc *row_of(const char *key)
-{
-  for (size_t r = 0; r < validate_case_table_len; r++)
-    if (key_matches(key, validate_case_table[r].key))
-      return &validate_case_table[r];
-  return NULL;
-}
-
-static int is_index(const char *seg, size_t len)
-{
-  if (len == 0)
-    return 0;
-  for (size_t i = 0; i < len; i++)
-    if (seg[i] < '0' || seg[i] > '9')
-      return 0;
-  return 1;
-}
-
-/* The pattern a key would have: "metrics/3/tolerence" -> "metrics/#/tolerence". */
-static void shape_of(const char *key, char *out, size_t len)
-{
-  size_t k = 0;
-  for (const char *s = key; *s && k + 1 < len;) {
-    size_t seg = strcspn(s, "/");
-    if (is_index(s, seg))
-      out[k++] = '#';
-    else
-      for (size_t i = 0; i < seg && k + 1 < len; i++)
-        out[k++] = s[i];
-    s += seg;
-    if (*s == '/' && k + 1 < len)
-      out[k++] = *s++;
-  }
-  out[k] = '\0';
-}
-
-/* PATTERN with its '#' replaced by KEY's indices in turn, so that a hint reads like the file. */
-static void instantiate(const char *pattern, const char *key, char *out, size_t len)
-{
-  size_t k = 0;
-  const char *s = key;
-  for (const char *p = pattern; *p && k + 1 < len; p++) {
-    const char *idx = NULL;
-    size_t seg = 0;
-    while (*p == '#' && *s && !idx) { /* the key's next index segment */
-      seg = strcspn(s, "/");
-      if (is_index(s, seg))
-        idx = s;
-      s += seg + (s[seg] == '/');
-    }
-    if (idx)
-      k += (size_t)snprintf(out + k, len - k, "%.*s", (int)seg, idx);
-    else
-      out[k++] = *p;
-  }
-  out[k < len ? k : len - 1] = '\0';
-}
-
-static int starts_with(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
-
-static size_t segments(const char *s)
-{
-  size_t n = 1;
-  for (; *s; s++)
-    n += *s == '/';
-  return n;
-}
-
-/* The distinct names that follow PARENT ("metrics/#/" or "") in the schema, after TITLE. */
-static void keys_under(const char *parent, const char *title, char *out, size_t len)
-{
-  size_t used = (size_t)snprintf(out, len, "%s", title), plen = strlen(parent);
-  for (size_t r = 0; r < validate_case_table_len; r++) {
-    const char *rk = validate_case_table[r].key;
-    if (strncmp(rk, parent, plen))
-      continue;
-    size_t seg = strcspn(rk + plen, "/");
-    int seen = 0;
-    for (size_t q = 0; q < r && !seen; q++) {
-      const char *qk = validate_case_table[q].key;
-      seen = !strncmp(qk, parent, plen) && strcspn(qk + plen, "/") == seg && !strncmp(qk + plen, rk + plen, seg);
-    }
-    if (!seen && used < len)
-      used += (size_t)snprintf(out + used, len - used, "%s%.*s", used > strlen(title) ? ", " : " ", (int)seg,
-                               rk + plen);
-  }
-}
-
-/* What is wrong with KEY, which no row matches, and the fix: a list or a single value written
- * the wrong way, the key it was plausibly meant to be, where it belongs, or the keys allowed. */
-static void explain_unknown(const char *key, char *fix, size_t len)
-{
-  char shape[256], prefix[260];
-  shape_of(key, shape, sizeof shape);
-  const char *last = strrchr(shape, '/') ? strrchr(shape, '/') + 1 : shape;
-  for (size_t r = 0; r < validate_case_table_len; r++) {
-    const char *rk = validate_case_table[r].key;
-    snprintf(prefix, sizeof prefix, "%s/", shape);
-    if (starts_with(rk, prefix)) { /* "breakdown: x" where a list or mapping is expected */
-      char title[300];
-      snprintf(title, sizeof title, "'%s' holds keys, not a value; they are:", key);
-      if (rk[strlen(prefix)] == '#')
-        snprintf(fix, len, "'%s' is a list: give its entries as '- ...' lines or [a, b]", key);
-      else
-        keys_under(prefix, title, fix, len);
-      return;
-    }
-    snprintf(prefix, sizeof prefix, "%s/", rk);
-    if (starts_with(shape, prefix)) { /* "tolerance: [..]" where one value is expected */
-      size_t n = segments(rk), k = 0;
-      for (const char *s = key; *s && n; s++, k++)
-        n -= *s == '/';
-      snprintf(fix, len, "'%.*s' takes a single value, not a %s", (int)(k - 1), key,
-               shape[strlen(prefix)] == '#' ? "list" : "mapping");
-      return;
-    }
-  }
-  const struct icsim_param_desc *best = NULL;
-  size_t best_d = (size_t)-1;
-  for (size_t r = 0; r < validate_case_table_len; r++) {
-    size_t d = icsim_edit_distance(shape, validate_case_table[r].key);
-    if (d < best_d)
-      best_d = d, best = &validate_case_table[r];
-  }
-  /* As icsim_params_closest, only what was plausibly meant: at most about a third of the
-   * name changed (measured on the last part: the shared path would excuse any typo). */
-  if (best && best_d * 3 <= strlen(last) + 2) {
-    char near[256];
-    instantiate(best->key, key, near, sizeof near);
-    snprintf(fix, len, "unknown key '%s'; did you mean '%s'?%s", key, near,
-             strchr(near, '#') ? " ('#' = list index: a list's entries are '- ' items)" : "");
-    return;
-  }
-  size_t used = 0;
-  for (size_t r = 0; r < validate_case_table_len; r++) {
-    const char *rk = validate_case_table[r].key, *rl = strrchr(rk, '/') ? strrchr(rk, '/') + 1 : rk;
-    if (strcmp(last, "#") && !strcmp(rl, last) && used < len)
-      used += used ? (size_t)snprintf(fix + used, len - used, " or '%s'", rk)
-                   : (size_t)snprintf(fix, len, "unknown key '%s'; '%s' belongs in '%s'", key, last, rk);
-  }
-  if (used) {
-    if (used < len)
-      snprintf(fix + used, len - used, " ('#' = list index)");
-    return;
-  }
-  snprintf(prefix, sizeof prefix, "%.*s", (int)(last - shape), shape);
-  char title[300];
-  snprintf(title, sizeof title, "unknown key '%s'; the keys here are:", key);
-  keys_under(prefix, title, fix, len);
-}
-
-/* Every key known, every value of its type and within its bounds. */
-static int check_entries(const struct icsim_yfile *y, char *err, size_t errlen)
-{
-  for (size_t i = 0; i < y->n; i++) {
-    const struct icsim_yentry *e = &y->e[i];
-    const struct icsim_param_desc *d = row_of(e->key);
-    char why[512];
-    double num;
-    if (!d) {
-      explain_unknown(e->key, why, sizeof why);
-      snprintf(err, errlen, "%s:%d:%d: %s", y->path, e->key_line, e->key_column, why);
-      return -1;
-    }
-    if (d->type != ICSIM_P_STRING && icsim_param_parse(d, e->value, &num, why, sizeof why)) {
-      snprintf(err, errlen, "%s:%d:%d: %s: %s (%s)", y->path, e->line, e->column, e->key, why, d->help);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-static int present(const struct icsim_yfile *y, const char *pattern)
-{
-  for (size_t i = 0; i < y->n; i++)
-    if (key_matches(y->e[i].key, pattern))
-      return 1;
-  return 0;
-}
-
-/* Length of KEY's first N segments when more follow ("metrics/3" in "metrics/3/name"), else 0. */
-static size_t head_len(const char *key, size_t n)
-{
-  for (size_t k = 0; key[k]; k++)
-    if (key[k] == '/' && --n == 0)
-      return k;
-  return 0;
-}
-
-/* A row without default must be given: at the top level, or in every entry of the list it
- * sits in ("metrics/#/tolerance" in each metric). A row ending in '#' asks for a non-empty
- * list ("aggregates/#/of/#": each aggregate averages something). */
-static int check_required(const struct icsim_yfile *y, char *err, size_t errlen)
-{
-  for (size_t r = 0; r < validate_case_table_len; r++) {
-    const struct icsim_param_desc *d = &validate_case_table[r];
-    char base[256], want[300], item[256], last[256] = "";
-    if (d->def)
-      continue;
-    snprintf(base, sizeof base, "%s", d->key);
-    size_t blen = strlen(base);
-    int list = blen > 2 && !strcmp(base + blen - 2, "/#");
-    if (list)
-      base[blen - 2] = '\0';
-    char *hash = strrchr(base, '#');
-    if (!hash) {
-      snprintf(want, sizeof want, "%s%s", base, list ? "/#" : "");
-      if (present(y, want))
-        continue;
-      snprintf(err, errlen, "%s:1:1: missing required key '%s': %s; add '%s: ...' at the top level", y->path,
-               base, d->help, base);
-      return -1;
-    }
-    const char *tail = hash + 2; /* base "metrics/#/tolerance" -> entries "metrics/#", key "tolerance" */
-    hash[1] = '\0';
-    for (size_t i = 0; i < y->n; i++) {
-      size_t k = head_len(y->e[i].key, segments(base));
-      if (!k || k >= sizeof item)
-        continue;
-      memcpy(item, y->e[i].key, k);
-      item[k] = '\0';
-      if (!key_matches(item, base) || !strcmp(item, last)) /* an entry's keys are consecutive */
-        continue;
-      snprintf(last, sizeof last, "%s", item);
-      /* an exact lookup (a list is there when its item 0 is): scanning every entry for every
-       * item made a file of many items quadratic */
-      snprintf(want, sizeof want, "%s/%s%s", item, tail, list ? "/0" : "");
-      if (icsim_yaml_get(y, want))
-        continue;
-      snprintf(want, sizeof want, "%s/name", item);
-      const struct icsim_yentry *name = icsim_yaml_get(y, want);
-      snprintf(err, errlen, "%s:%d:%d: %s%s%s%s has no '%s': %s; add '%s: %s' to this entry", y->path,
-               y->e[i].key_line, y->e[i].key_column, item, name ? " (" : "", name ? name->value : "", name ? ")" : "",
-               tail, d->help, tail, list ? "[...]" : "...");
-      return -1;
-    }
-  }
-  return 0;
-}
+static const struct icsim_schema case_schema = {validate_case_table,
+                                                sizeof validate_case_table / sizeof validate_case_table[0]};
 
 /* Rules between keys, which single rows cannot say. */
 static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
 {
-  if (!present(y, "metrics/#/name")) { /* a case measures something */
+  if (!icsim_schema_present(y, "metrics/#/name")) { /* a case measures something */
     snprintf(err, errlen, "%s:1:1: the case has no metrics; add a 'metrics:' list of entries with name, workload, "
              "ranks, published and tolerance", y->path);
     return -1;
@@ -335,7 +82,7 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
   for (size_t i = 0; i < y->n; i++) {
     const struct icsim_yentry *e = &y->e[i];
     char xf[300];
-    if (!key_matches(e->key, "metrics/#/field"))
+    if (!icsim_schema_key_matches(e->key, "metrics/#/field"))
       continue;
     snprintf(xf, sizeof xf, "%.*s/x-format", (int)(strlen(e->key) - strlen("/field")), e->key);
     if (!icsim_yaml_get(y, xf)) {
@@ -351,7 +98,7 @@ int validate_case_load(const char *path, struct icsim_yfile *y, char *err, size_
 {
   if (icsim_yaml_load(path, y, err, errlen))
     return -1;
-  if (check_entries(y, err, errlen) || check_required(y, err, errlen) || check_rules(y, err, errlen)) {
+  if (icsim_schema_check(&case_schema, y, err, errlen) || check_rules(y, err, errlen)) {
     icsim_yaml_free(y);
     return -1;
   }
@@ -381,25 +128,4 @@ double case_num(const struct icsim_yfile *y, const char *fmt, int i, double def)
 }
 
 /* The key table of validate/README.md. */
-void validate_case_keys_markdown(FILE *f)
-{
-  fprintf(f, "| key | type | default | meaning |\n|---|---|---|---|\n");
-  for (size_t r = 0; r < validate_case_table_len; r++) {
-    const struct icsim_param_desc *d = &validate_case_table[r];
-    char type[96];
-    switch (d->type) {
-    case ICSIM_P_INT: snprintf(type, sizeof type, "whole number %.10g .. %.10g", d->min, d->max); break;
-    case ICSIM_P_QUANTITY: snprintf(type, sizeof type, "number %.10g .. %.10g", d->min, d->max); break;
-    case ICSIM_P_ENUM: snprintf(type, sizeof type, "`%s`", d->choices); break;
-    default: snprintf(type, sizeof type, "text"); break;
-    }
-    char def[64];
-    if (!d->def)
-      snprintf(def, sizeof def, "required");
-    else if (d->def[0])
-      snprintf(def, sizeof def, "`%s`", d->def);
-    else
-      def[0] = '\0';
-    fprintf(f, "| `%s` | %s | %s | %s |\n", d->key, type, def, d->help);
-  }
-}
+void validate_case_keys_markdown(FILE *f) { icsim_schema_markdown(&case_schema, f); }
