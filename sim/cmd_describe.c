@@ -50,7 +50,7 @@ static void table_markdown(const struct icsim_param_desc *t, size_t n)
 static void usage(FILE *f)
 {
   fprintf(f, "usage: icsim describe -p PLATFORM.yaml [--set KEY=VALUE]...\n"
-             "       icsim describe --table platform|STACK   (Markdown table of a descriptor table)\n"
+             "       icsim describe --table platform|mpi|STACK  (Markdown table of a descriptor table)\n"
              "Prints every resolved parameter: key, value, unit, origin, where it was set, meaning.\n");
 }
 
@@ -79,6 +79,10 @@ int cmd_describe(int argc, char **argv)
     free(sets);
     if (!strcmp(table, "platform")) {
       table_markdown(icsim_platform_table, icsim_platform_table_len);
+      return 0;
+    }
+    if (!strcmp(table, "mpi")) { /* the MPI layer's collective algorithm selection */
+      table_markdown(icsim_mpi_select_table, icsim_mpi_select_table_len);
       return 0;
     }
     const struct icsim_stack_ops *ops = icsim_stack_find(table);

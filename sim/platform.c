@@ -612,6 +612,7 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
   if (resolve_layers(pf, &y, sets, nsets, err, errlen))
     goto out;
   icsim_params_add_table(&pf->params, icsim_platform_table, icsim_platform_table_len);
+  icsim_params_add_table(&pf->params, icsim_mpi_select_table, icsim_mpi_select_table_len);
   for (int i = 0; i < pf->nlayers; i++)
     icsim_params_add_table(&pf->params, pf->layer[i]->params, pf->layer[i]->nparams);
 
@@ -659,6 +660,7 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
     goto out;
   }
   icsim_params_fill(&pf->params, icsim_platform_table, icsim_platform_table_len, &pf->p);
+  icsim_params_fill(&pf->params, icsim_mpi_select_table, icsim_mpi_select_table_len, &pf->mpi);
   if (check_consistency(pf, &y, err, errlen))
     goto out;
   if (build_links(pf)) {

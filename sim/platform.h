@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mpi/select.h"
 #include "params.h"
 #include "stack.h"
 
@@ -71,6 +72,7 @@ struct icsim_platform {
   char *path;
   struct icsim_params params;
   struct icsim_platform_params p;
+  struct icsim_mpi_select mpi; /* the MPI layer's collective algorithm selection (mpi/select.c) */
   const struct icsim_stack_ops *layer[ICSIM_MAX_LAYERS]; /* from the program down to the hardware */
   int nlayers;
   const struct icsim_stack_ops *stack; /* the network layer (one of layer[]) */

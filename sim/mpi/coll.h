@@ -66,6 +66,8 @@ ICSIM_HIDDEN void icsim_coll_unpack(const void *in, void *dst, int count, MPI_Da
  * a predefined op on a derived datatype is applied to its basic elements. */
 ICSIM_HIDDEN void icsim_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatype t, MPI_Op op);
 ICSIM_HIDDEN int icsim_coll_commutative(MPI_Op op);
+/* One of MPI's predefined ops (MPICH splits vectors among ranks only for those). */
+ICSIM_HIDDEN int icsim_coll_predefined_op(MPI_Op op);
 
 /* The algorithms, shared by the blocking and the non-blocking entry points. */
 ICSIM_HIDDEN int icsim_barrier(const struct icsim_coll *c);

@@ -249,7 +249,7 @@ int icsim_coll_commutative(MPI_Op op)
   return yes;
 }
 
-static int predefined(MPI_Op op)
+int icsim_coll_predefined_op(MPI_Op op)
 {
   return op == MPI_MAX || op == MPI_MIN || op == MPI_SUM || op == MPI_PROD || op == MPI_LAND || op == MPI_BAND ||
          op == MPI_LOR || op == MPI_BOR || op == MPI_LXOR || op == MPI_BXOR || op == MPI_MAXLOC || op == MPI_MINLOC;
@@ -295,7 +295,7 @@ void icsim_coll_reduce_local(const void *in, void *inout, int count, MPI_Datatyp
   /* SMPI applies predefined ops to predefined datatypes only: apply them to the basic elements
    * of a derived one (MPI allows a predefined op on a datatype built from one basic type). */
   MPI_Datatype basic;
-  if (predefined(op) && (basic = basic_of(t, 0)) != MPI_DATATYPE_NULL && basic != t) {
+  if (icsim_coll_predefined_op(op) && (basic = basic_of(t, 0)) != MPI_DATATYPE_NULL && basic != t) {
     size_t bytes = (size_t)count * icsim_coll_size(t), bsize = icsim_coll_size(basic);
     if (bsize > 0 && bytes % bsize == 0) {
       char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);

@@ -1,6 +1,6 @@
-/* Gather and scatter (binomial trees, as MPICH does them for short blocks), their v-variants
- * (linear: the root posts one receive or send per rank and waits for all) and all-gather(v)
- * (pairwise exchange, the sequence the validation figures were produced with).
+/* Gather and scatter (binomial trees, as MPICH 3.x does them at every size), their v-variants
+ * (linear: the root posts one receive or send per rank and waits for all, as MPICH) and
+ * all-gather(v) (MPICH's choice among recursive doubling, Bruck and ring; below).
  *
  * The binomial trees move whole subtrees' blocks at once: inner nodes hold the blocks of their
  * subtree as contiguous bytes (packed, so any datatype works) and send or receive them as
@@ -8,8 +8,10 @@
  * bytes each message carries are the same either way. Relative rank rel = (me - root) mod n;
  * the subtree of rel covers [rel, rel + lowbit(rel)) clipped to n. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll.h"
+#include "runtime.h"
 
 /* Lowest set bit of REL, or the first power of two >= N for the root (rel 0). */
 static int lowbit(int rel, int n)
@@ -147,27 +149,113 @@ int icsim_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scou
   return MPI_SUCCESS;
 }
 
-/* Pairwise exchange: round i sends my block to me + i and receives from me - i; n (n - 1)
- * messages, empty blocks included. In place, my block is already in RBUF at displs[me]. */
+/* All-gather(v), with MPICH 3.x's choice (select.c) on the bytes gathered on each rank: recursive
+ * doubling (n a power of two, below mpi/allgather-long-msg-size), Bruck's algorithm (below
+ * mpi/allgather-short-msg-size), else a ring. All three move the blocks as contiguous bytes in a
+ * work buffer (block i at OFF[i], LEN[i] bytes, in rank order), unpacked into the user's buffer
+ * at the end, so any datatype works and each message carries the bytes MPICH's would. */
+struct gathered {
+  char *work;
+  size_t *off, *len; /* n + 1 offsets: off[n] is the total */
+};
+
+static size_t span_bytes(const struct gathered *g, int from, int count) /* blocks from..from+count-1, in order */
+{
+  return g->off[from + count] - g->off[from];
+}
+
+/* Recursive doubling (power-of-two n): step k exchanges with me ^ 2^k the blocks of the two
+ * aligned subtrees of 2^k ranks. log2 n messages per rank. */
+static void allgather_rdb(const struct icsim_coll *c, struct gathered *g)
+{
+  int me = c->me;
+  for (int mask = 1; mask < c->n; mask <<= 1) {
+    int dst = me ^ mask, mine = me & ~(mask - 1), theirs = dst & ~(mask - 1);
+    icsim_coll_sendrecv(c, g->work + g->off[mine], (int)span_bytes(g, mine, mask), MPI_BYTE, dst,
+                        g->work + g->off[theirs], (int)span_bytes(g, theirs, mask), MPI_BYTE, dst);
+  }
+}
+
+/* Bruck: the work buffer holds the blocks of me, me + 1, ... in that order; step k sends the
+ * 2^k blocks held so far to me - 2^k and receives the next 2^k from me + 2^k; a last step moves
+ * the remaining n - 2^floor(log2 n) blocks. ceil(log2 n) messages per rank. */
+static void allgather_bruck(const struct icsim_coll *c, struct gathered *g)
+{
+  int n = c->n, me = c->me;
+  size_t total = g->off[n];
+  char *rot = malloc(total + 1), *recv = malloc(total + 1);
+  size_t *roff = malloc((size_t)(n + 1) * sizeof *roff);
+  roff[0] = 0;
+  for (int j = 0; j < n; j++)
+    roff[j + 1] = roff[j] + g->len[(me + j) % n];
+  memcpy(rot, g->work + g->off[me], g->len[me]);
+  int have = 1;
+  while (have < n) {
+    int cnt = have <= n - have ? have : n - have;
+    int src = (me + have) % n, dst = (me - have + n) % n;
+    /* the receive lands straight after what I hold: blocks me + have .. me + have + cnt - 1 */
+    icsim_coll_sendrecv(c, rot, (int)(roff[cnt] - roff[0]), MPI_BYTE, dst, recv,
+                        (int)(roff[have + cnt] - roff[have]), MPI_BYTE, src);
+    memcpy(rot + roff[have], recv, roff[have + cnt] - roff[have]);
+    have += cnt;
+  }
+  for (int j = 0; j < n; j++)
+    memcpy(g->work + g->off[(me + j) % n], rot + roff[j], g->len[(me + j) % n]);
+  free(rot);
+  free(recv);
+  free(roff);
+}
+
+/* Ring: step i sends to the right the block received in the previous step (my own first) and
+ * receives from the left the block of me - i. n - 1 messages per rank. */
+static void allgather_ring(const struct icsim_coll *c, struct gathered *g)
+{
+  int n = c->n, me = c->me, left = (me - 1 + n) % n, right = (me + 1) % n;
+  int j = me, jnext = left;
+  for (int i = 1; i < n; i++) {
+    icsim_coll_sendrecv(c, g->work + g->off[j], (int)g->len[j], MPI_BYTE, right, g->work + g->off[jnext],
+                        (int)g->len[jnext], MPI_BYTE, left);
+    j = jnext;
+    jnext = (jnext - 1 + n) % n;
+  }
+}
+
 int icsim_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                      const int *rcounts, const int *displs, MPI_Datatype rtype)
 {
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   MPI_Aint rext = icsim_coll_extent(rtype);
+  size_t rsize = icsim_coll_size(rtype);
+  struct gathered g;
+  g.off = malloc((size_t)(n + 1) * 2 * sizeof *g.off);
+  g.len = g.off + n + 1;
+  g.off[0] = 0;
+  for (int i = 0; i < n; i++) {
+    g.len[i] = rcounts[i] > 0 ? (size_t)rcounts[i] * rsize : 0;
+    g.off[i + 1] = g.off[i] + g.len[i];
+  }
+  size_t total = g.off[n];
+  if (total == 0) { /* nothing to gather anywhere: MPICH returns at once */
+    free(g.off);
+    return MPI_SUCCESS;
+  }
+  g.work = malloc(total + 1);
   char *mine = out + (MPI_Aint)displs[me] * rext;
-  const char *src = mine;
-  if (sbuf != MPI_IN_PLACE) {
-    src = icsim_coll_addr(sbuf);
-    icsim_coll_copy(src, scount, stype, mine, rcounts[me], rtype);
-  } else {
-    scount = rcounts[me];
-    stype = rtype;
+  if (sbuf == MPI_IN_PLACE)
+    icsim_coll_pack(mine, rcounts[me], rtype, g.work + g.off[me]);
+  else
+    icsim_coll_pack(icsim_coll_addr(sbuf), scount, stype, g.work + g.off[me]);
+  switch (icsim_select_allgather(&icsim_runtime_get()->pf.mpi, total, n)) {
+  case ICSIM_ALLGATHER_RDB: allgather_rdb(c, &g); break;
+  case ICSIM_ALLGATHER_BRUCK: allgather_bruck(c, &g); break;
+  default: allgather_ring(c, &g); break;
   }
-  for (int i = 1; i < n; i++) {
-    int dst = (me + i) % n, from = (me - i + n) % n;
-    icsim_coll_sendrecv(c, src, scount, stype, dst, out + (MPI_Aint)displs[from] * rext, rcounts[from], rtype, from);
-  }
+  for (int i = 0; i < n; i++)
+    if (i != me || sbuf != MPI_IN_PLACE)
+      icsim_coll_unpack(g.work + g.off[i], out + (MPI_Aint)displs[i] * rext, rcounts[i], rtype);
+  free(g.work);
+  free(g.off);
   return MPI_SUCCESS;
 }
 

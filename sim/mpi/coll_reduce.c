@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "coll.h"
+#include "runtime.h"
 
 static void swap(char **a, char **b)
 {
@@ -53,14 +54,10 @@ static int reduce_ordered(const struct icsim_coll *c, const char *in, char *out,
 
 /* Commutative: binomial tree rooted at ROOT (relative ranks), each node adding its children's
  * partial results as they come. n - 1 messages. */
-int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
-                 int root)
+static int reduce_binomial(const struct icsim_coll *c, const char *in, char *out, int count, MPI_Datatype t,
+                           MPI_Op op, int root)
 {
   int n = c->n, me = c->me;
-  char *out = icsim_coll_addr(rbuf);
-  const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
-  if (!icsim_coll_commutative(op))
-    return reduce_ordered(c, in, out, count, t, op, root);
   void *ablk, *bblk;
   char *acc = icsim_coll_tmp(count, t, &ablk), *got = icsim_coll_tmp(count, t, &bblk);
   icsim_coll_copy(in, count, t, acc, count, t);
@@ -82,41 +79,280 @@ int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int c
   return MPI_SUCCESS;
 }
 
-/* Power of two: recursive doubling, log2 n rounds of pairwise exchange (n log2 n messages).
- * Otherwise: reduce to rank 0, then broadcast (2 (n - 1) messages). */
-int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op)
+/* The largest power of two <= n takes part in the halving and doubling steps: with rem = n - pof2,
+ * the first 2 rem ranks pair up (one of each pair hands its vector to the other and sits out),
+ * the others are renumbered down by rem. NEWRANK of ME (-1: sits out), and back to real ranks:
+ * ODD_KEEPS says whether the odd member of a pair takes part (allreduce) or the even one (reduce). */
+static int fold_rank(int me, int rem, int odd_keeps)
 {
-  int n = c->n, me = c->me;
+  if (me >= 2 * rem)
+    return me - rem;
+  return (me % 2 == 1) == odd_keeps ? me / 2 : -1;
+}
+
+static int real_rank(int newrank, int rem, int odd_keeps)
+{
+  return newrank < rem ? newrank * 2 + (odd_keeps ? 1 : 0) : newrank + rem;
+}
+
+/* Vector of COUNT elements split in POF2 segments: segment i is CNTS[i] elements at DISPS[i]
+ * (count / pof2 each, the remainder on the last one). */
+static void segments(int count, int pof2, int *cnts, int *disps)
+{
+  for (int i = 0; i < pof2; i++)
+    cnts[i] = i < pof2 - 1 ? count / pof2 : count - (count / pof2) * (pof2 - 1);
+  disps[0] = 0;
+  for (int i = 1; i < pof2; i++)
+    disps[i] = disps[i - 1] + cnts[i - 1];
+}
+
+static int sum(const int *a, int from, int to)
+{
+  int s = 0;
+  for (int i = from; i < to; i++)
+    s += a[i];
+  return s;
+}
+
+/* Recursive halving reduce-scatter among the POF2 folded ranks (Rabenseifner; MPICH's
+ * MPIR_Allreduce_intra and MPIR_Reduce_redscat_gather): step k exchanges half of the current
+ * range of segments with newrank ^ 2^k and reduces the half kept. ACC holds my vector; on return
+ * it holds the reduction of segments [*SEND_IDX, *LAST_IDX). Commutative (predefined) ops only. */
+static void reduce_scatter_halving(const struct icsim_coll *c, char *acc, char *got, MPI_Datatype t, MPI_Op op,
+                                   int newrank, int pof2, int rem, int odd_keeps, const int *cnts, const int *disps,
+                                   int *send_idx_out, int *last_idx_out)
+{
+  MPI_Aint ext = icsim_coll_extent(t);
+  int send_idx = 0, recv_idx = 0, last_idx = pof2;
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    int newdst = newrank ^ mask, dst = real_rank(newdst, rem, odd_keeps), send_cnt, recv_cnt;
+    if (newrank < newdst) {
+      send_idx = recv_idx + pof2 / (mask * 2);
+      send_cnt = sum(cnts, send_idx, last_idx);
+      recv_cnt = sum(cnts, recv_idx, send_idx);
+    } else {
+      recv_idx = send_idx + pof2 / (mask * 2);
+      send_cnt = sum(cnts, send_idx, recv_idx);
+      recv_cnt = sum(cnts, recv_idx, last_idx);
+    }
+    icsim_coll_sendrecv(c, acc + (MPI_Aint)disps[send_idx] * ext, send_cnt, t, dst, got + (MPI_Aint)disps[recv_idx] * ext,
+                        recv_cnt, t, dst);
+    icsim_coll_reduce_local(got + (MPI_Aint)disps[recv_idx] * ext, acc + (MPI_Aint)disps[recv_idx] * ext, recv_cnt, t,
+                            op);
+    send_idx = recv_idx;
+    if (mask * 2 < pof2) /* not after the last step: the gather that follows starts from this range */
+      last_idx = recv_idx + pof2 / (mask * 2);
+  }
+  *send_idx_out = send_idx;
+  *last_idx_out = last_idx;
+}
+
+/* Reduce-scatter by recursive halving, then a binomial gather of the segments to ROOT
+ * (MPICH 3.x's MPIR_Reduce_redscat_gather): long vectors, predefined ops, count >= pof2. */
+static int reduce_rabenseifner(const struct icsim_coll *c, const char *in, char *out, int count, MPI_Datatype t,
+                               MPI_Op op, int root)
+{
+  int n = c->n, me = c->me, pof2 = icsim_pof2_floor(n), rem = n - pof2;
+  MPI_Aint ext = icsim_coll_extent(t);
+  void *ablk, *gblk;
+  char *acc = icsim_coll_tmp(count, t, &ablk), *got = icsim_coll_tmp(count, t, &gblk);
+  icsim_coll_copy(in, count, t, acc, count, t);
+  /* fold: the odd member of each of the first rem pairs hands its vector to the even one */
+  if (me < 2 * rem) {
+    if (me % 2) {
+      icsim_coll_send(c, acc, count, t, me - 1);
+    } else {
+      icsim_coll_recv(c, got, count, t, me + 1);
+      icsim_coll_reduce_local(got, acc, count, t, op);
+    }
+  }
+  int newrank = fold_rank(me, rem, 0);
+  int *cnts = malloc((size_t)pof2 * 2 * sizeof *cnts), *disps = cnts + pof2;
+  segments(count, pof2, cnts, disps);
+  int send_idx = 0, last_idx = pof2;
+  if (newrank != -1)
+    reduce_scatter_halving(c, acc, got, t, op, newrank, pof2, rem, 0, cnts, disps, &send_idx, &last_idx);
+  /* a root that sat out takes newrank 0's place: rank 0 hands it segment 0 */
+  int newroot;
+  if (root < 2 * rem) {
+    if (root % 2) {
+      if (me == root) {
+        icsim_coll_recv(c, acc, cnts[0], t, 0);
+        newrank = 0;
+        send_idx = 0;
+        last_idx = 2;
+      } else if (newrank == 0) {
+        icsim_coll_send(c, acc, cnts[0], t, root);
+        newrank = -1;
+      }
+      newroot = 0;
+    } else {
+      newroot = root / 2;
+    }
+  } else {
+    newroot = root - rem;
+  }
+  if (newrank != -1) {
+    int j = 0, mask = 1;
+    while (mask < pof2) {
+      mask <<= 1;
+      j++;
+    }
+    mask >>= 1;
+    j--;
+    int recv_idx = 0;
+    while (mask > 0) {
+      int newdst = newrank ^ mask, dst = real_rank(newdst, rem, 0), send_cnt, recv_cnt;
+      if (newdst == 0 && root < 2 * rem && root % 2)
+        dst = root;
+      int newdst_tree_root = (newdst >> j) << j, newroot_tree_root = (newroot >> j) << j;
+      if (newrank < newdst) {
+        if (mask != pof2 / 2)
+          last_idx = last_idx + pof2 / (mask * 2);
+        recv_idx = send_idx + pof2 / (mask * 2);
+        send_cnt = sum(cnts, send_idx, recv_idx);
+        recv_cnt = sum(cnts, recv_idx, last_idx);
+      } else {
+        recv_idx = send_idx - pof2 / (mask * 2);
+        send_cnt = sum(cnts, send_idx, last_idx);
+        recv_cnt = sum(cnts, recv_idx, send_idx);
+      }
+      if (newdst_tree_root == newroot_tree_root) {
+        icsim_coll_send(c, acc + (MPI_Aint)disps[send_idx] * ext, send_cnt, t, dst);
+        break;
+      }
+      icsim_coll_recv(c, acc + (MPI_Aint)disps[recv_idx] * ext, recv_cnt, t, dst);
+      if (newrank > newdst)
+        send_idx = recv_idx;
+      mask >>= 1;
+      j--;
+    }
+  }
+  if (me == root)
+    icsim_coll_copy(acc, count, t, out, count, t);
+  free(cnts);
+  free(ablk);
+  free(gblk);
+  return MPI_SUCCESS;
+}
+
+/* Binomial tree for short vectors and user-defined ops (non-commutative ones in rank order, to
+ * rank 0 then to ROOT), reduce-scatter + gather for long ones (select.c). */
+int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+                 int root)
+{
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
-  if (n & (n - 1)) {
-    icsim_reduce(c, in, out, count, t, op, 0);
-    return icsim_bcast(c, out, count, t, 0);
-  }
-  int commutative = icsim_coll_commutative(op);
-  icsim_coll_copy(in, count, t, out, count, t);
+  if (!icsim_coll_commutative(op))
+    return reduce_ordered(c, in, out, count, t, op, root);
+  size_t bytes = count > 0 ? (size_t)count * icsim_coll_size(t) : 0;
+  if (icsim_select_reduce(&icsim_runtime_get()->pf.mpi, bytes, count, c->n, icsim_coll_predefined_op(op)) ==
+      ICSIM_REDUCE_RABENSEIFNER)
+    return reduce_rabenseifner(c, in, out, count, t, op, root);
+  return reduce_binomial(c, in, out, count, t, op, root);
+}
+
+/* Recursive doubling (MPICH's MPIR_Allreduce_intra for short vectors): the first 2 rem ranks fold
+ * in pairs (the even one hands its vector to the odd one and waits for the result), the pof2
+ * others exchange whole vectors with newrank ^ 2^k. A block from a lower rank goes on the left. */
+static int allreduce_rdb(const struct icsim_coll *c, char *out, int count, MPI_Datatype t, MPI_Op op)
+{
+  int n = c->n, me = c->me, pof2 = icsim_pof2_floor(n), rem = n - pof2;
   void *blk;
   char *got = icsim_coll_tmp(count, t, &blk);
-  for (int mask = 1; mask < n; mask <<= 1) {
-    int peer = me ^ mask;
-    icsim_coll_sendrecv(c, out, count, t, peer, got, count, t, peer);
-    /* after round k each rank holds the reduction of its aligned block of 2^(k+1) ranks */
-    if (commutative) { /* higher block on the left on both sides: identical results everywhere */
-      if (peer < me) {
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      icsim_coll_send(c, out, count, t, me + 1);
+    } else {
+      icsim_coll_recv(c, got, count, t, me - 1);
+      icsim_coll_reduce_local(got, out, count, t, op); /* lower rank on the left */
+    }
+  }
+  int newrank = fold_rank(me, rem, 1);
+  if (newrank != -1) {
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+      int dst = real_rank(newrank ^ mask, rem, 1);
+      icsim_coll_sendrecv(c, out, count, t, dst, got, count, t, dst);
+      if (dst < me) {
+        icsim_coll_reduce_local(got, out, count, t, op);
+      } else {
         icsim_coll_reduce_local(out, got, count, t, op);
         icsim_coll_copy(got, count, t, out, count, t);
-      } else {
-        icsim_coll_reduce_local(got, out, count, t, op);
       }
-    } else if (peer < me) { /* lower block on the left */
-      icsim_coll_reduce_local(got, out, count, t, op);
-    } else {
-      icsim_coll_reduce_local(out, got, count, t, op);
-      icsim_coll_copy(got, count, t, out, count, t);
     }
+  }
+  if (me < 2 * rem) {
+    if (me % 2)
+      icsim_coll_send(c, out, count, t, me - 1);
+    else
+      icsim_coll_recv(c, out, count, t, me + 1);
   }
   free(blk);
   return MPI_SUCCESS;
+}
+
+/* Rabenseifner (long vectors, predefined ops): the same folding, reduce-scatter by recursive
+ * halving, then all-gather of the segments by recursive doubling. */
+static int allreduce_rabenseifner(const struct icsim_coll *c, char *out, int count, MPI_Datatype t, MPI_Op op)
+{
+  int n = c->n, me = c->me, pof2 = icsim_pof2_floor(n), rem = n - pof2;
+  MPI_Aint ext = icsim_coll_extent(t);
+  void *blk;
+  char *got = icsim_coll_tmp(count, t, &blk);
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      icsim_coll_send(c, out, count, t, me + 1);
+    } else {
+      icsim_coll_recv(c, got, count, t, me - 1);
+      icsim_coll_reduce_local(got, out, count, t, op);
+    }
+  }
+  int newrank = fold_rank(me, rem, 1);
+  if (newrank != -1) {
+    int *cnts = malloc((size_t)pof2 * 2 * sizeof *cnts), *disps = cnts + pof2;
+    segments(count, pof2, cnts, disps);
+    int send_idx, last_idx;
+    reduce_scatter_halving(c, out, got, t, op, newrank, pof2, rem, 1, cnts, disps, &send_idx, &last_idx);
+    for (int mask = pof2 >> 1; mask > 0; mask >>= 1) {
+      int newdst = newrank ^ mask, dst = real_rank(newdst, rem, 1), send_cnt, recv_cnt, recv_idx;
+      if (newrank < newdst) {
+        if (mask != pof2 / 2)
+          last_idx = last_idx + pof2 / (mask * 2);
+        recv_idx = send_idx + pof2 / (mask * 2);
+        send_cnt = sum(cnts, send_idx, recv_idx);
+        recv_cnt = sum(cnts, recv_idx, last_idx);
+      } else {
+        recv_idx = send_idx - pof2 / (mask * 2);
+        send_cnt = sum(cnts, send_idx, last_idx);
+        recv_cnt = sum(cnts, recv_idx, send_idx);
+      }
+      icsim_coll_sendrecv(c, out + (MPI_Aint)disps[send_idx] * ext, send_cnt, t, dst,
+                          out + (MPI_Aint)disps[recv_idx] * ext, recv_cnt, t, dst);
+      if (newrank > newdst)
+        send_idx = recv_idx;
+    }
+    free(cnts);
+  }
+  if (me < 2 * rem) {
+    if (me % 2)
+      icsim_coll_send(c, out, count, t, me - 1);
+    else
+      icsim_coll_recv(c, out, count, t, me + 1);
+  }
+  free(blk);
+  return MPI_SUCCESS;
+}
+
+int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op)
+{
+  char *out = icsim_coll_addr(rbuf);
+  if (sbuf != MPI_IN_PLACE)
+    icsim_coll_copy(icsim_coll_addr(sbuf), count, t, out, count, t);
+  size_t bytes = count > 0 ? (size_t)count * icsim_coll_size(t) : 0;
+  if (icsim_select_allreduce(&icsim_runtime_get()->pf.mpi, bytes, count, c->n, icsim_coll_predefined_op(op)) ==
+      ICSIM_ALLREDUCE_RABENSEIFNER)
+    return allreduce_rabenseifner(c, out, count, t, op);
+  return allreduce_rdb(c, out, count, t, op);
 }
 
 /* Reduce the whole vector to rank 0, then scatter the blocks (linear scatterv): (n - 1) + the
