@@ -20,16 +20,18 @@ int smpo_routes_init(struct smpo_routes *r, const struct icsim_platform *pf)
                pf->p.topology == ICSIM_TOPO_FULL;
   if (!direct || !pf->links)
     return 0;
-  struct icsim_hop hops[ICSIM_MAX_HOPS];
+  int cap = icsim_route_max_hops(pf);
+  struct icsim_hop *hops = calloc((size_t)cap, sizeof *hops);
   for (int a = 0; a < m; a++)
     for (int b = 0; b < m; b++) {
       if (a == b)
         continue;
-      int n = icsim_route(pf, a * pf->p.sockets, b * pf->p.sockets, hops), t = 0;
+      int n = icsim_route(pf, a * pf->p.sockets, b * pf->p.sockets, hops, cap), t = 0;
       for (int k = 0; k < n; k++)
         t += pf->links[hops[k].link].kind == ICSIM_LINK_SWITCH; /* the router of a module in between */
       r->transit[a * m + b] = t;
     }
+  free(hops);
   return 0;
 }
 
