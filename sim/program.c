@@ -125,7 +125,7 @@ int check_program(const char *path, char *err, size_t errlen)
              "such a binary as it is; %s, or run the unchanged binary through the MPI ABI adaptor (the `abi` stack) "
              "once it exists",
              path, ef.other_mpi, rebuild);
-  else if (!ef.dynamic || !ef.simgrid)
+  else if (!ef.dynamic || (!ef.simgrid && !ef.layer)) /* the layer brings SimGrid with it */
     snprintf(err, errlen, "program %s was not built with icsimcc (it does not use SimGrid's MPI%s); %s", path,
              ef.dynamic ? "" : ", and is statically linked", rebuild);
   else if (!ef.pie)
