@@ -44,7 +44,7 @@ same() {
 
 for p in "$src"/platforms/*.yaml; do
   name=$(basename "$p" .yaml)
-  same "$name osu_latency" run -p "$p" -n 4 --host-timing off osu_latency -m 1:4096 -i 5 -x 1
+  same "$name osu_latency" run -p "$p" -n 2 --place cyclic --host-timing off osu_latency -m 1:4096 -i 5 -x 1
   same "$name osu_alltoall" run -p "$p" -n 4 --host-timing off osu_alltoall -m 1:1024 -i 3 -x 1
 done
 score=$src/platforms/score-gige-xeon.yaml
