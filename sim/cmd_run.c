@@ -206,6 +206,7 @@ struct stderr_filter {
   char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." */
   size_t blen;
   char *held; /* lines that may report the signal the simulation died of, printed later unless so */
+  char *load_error; /* SMPI could not load the program (a library missing, no main): why */
 };
 
 /* "Segmentation fault", "Aborted (core dumped)"...: how smpirun's shell reports that the simulation
@@ -232,6 +233,22 @@ static void release_held(struct stderr_filter *f)
 
 static void filter_line(struct stderr_filter *f, const char *line)
 {
+  /* SMPI failing to dlopen the program, or to find its main: one reason, no backtrace */
+  const char *why = strstr(line, "dlopen failed: ");
+  if (!why && strstr(line, "Could not resolve entry point"))
+    why = "the program has no main function";
+  if (why && !f->load_error) {
+    if (!strncmp(why, "dlopen failed: ", 15))
+      why += 15;
+    f->load_error = strndup(why, strcspn(why, "\n"));
+    char *cut = strstr(f->load_error, " (errno:");
+    if (cut)
+      *cut = '\0';
+    return;
+  }
+  if (f->load_error && (!strncmp(line, "Error: Did you compile", 22) || !strncmp(line, "Backtrace (displayed", 20) ||
+                        !strncmp(line, "  ->  ", 6) || !strcmp(line, "\n")))
+    return;
   if (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock")) {
     f->deadlock = 1;
     const char *b = strchr(line, '[');
@@ -462,7 +479,15 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int signal_death = !WIFEXITED(status) || (nt.exit_status < 0 && !nt.ended && !nt.deadlocked && code > 128 &&
                                             code < 128 + 32);
-  if (nt.exit_status >= 0) {
+  if (filt.load_error && !nt.ended) {
+    fprintf(stderr,
+            "icsim: SimGrid could not load the program: %s; check that every library it needs is found "
+            "(`ldd %s`, LD_LIBRARY_PATH), or rebuild it with icsimcc\n",
+            filt.load_error, rq->program[0]);
+    code = 2;
+    free(filt.held); /* SimGrid's abort after its message */
+    filt.held = NULL;
+  } else if (nt.exit_status >= 0) {
     code = nt.exit_status; /* MPI_Abort, exit() ending the process: the layer said why */
   } else if (nt.deadlocked || filt.deadlock) {
     fprintf(stderr,
@@ -502,6 +527,7 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
     }
   }
   free(filt.blocked);
+  free(filt.load_error);
   icsim_scratch_remove(dir);
   free_strv(argv);
   free_strv(env);

@@ -160,6 +160,17 @@ Test(exit, foreign_programs_are_refused_with_the_fix)
   } else {
     free(out);
   }
+  /* built with icsimcc against a library that has since gone: SMPI's dlopen fails */
+  snprintf(cmd, sizeof cmd,
+           "cd %s && echo 'int gone(void) { return 0; }' > gone.c && gcc -shared -fPIC -o libicsimgone.so gone.c && "
+           "printf '#include <mpi.h>\\nint gone(void);\\nint main(int c, char **v) { MPI_Init(&c, &v); "
+           "MPI_Finalize(); return gone(); }\\n' > uses.c && " ICSIM_BUILD "/bin/icsimcc -o uses uses.c -L. "
+           "-licsimgone && rm libicsimgone.so",
+           dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, RUN2 "%s/uses", dir);
+  free(expect(2, cmd, "SimGrid could not load the program: libicsimgone.so: cannot open shared object file", NULL));
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
 }
