@@ -50,6 +50,11 @@ static int resolve(const char *option, const char *path, char *real, size_t len,
              path, kind_of(sb.st_mode));
     return -1;
   }
+  if (stat(real, &sb) == 0 && access(real, W_OK) != 0) { /* replacing it would bypass its protection */
+    snprintf(err, errlen, "%s %s: the file is read-only (%s); make it writable or choose another name", option,
+             path, strerror(errno));
+    return -1;
+  }
   char dir[PATH_MAX];
   const char *slash = strrchr(real, '/');
   if (!slash)

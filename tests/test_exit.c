@@ -213,6 +213,20 @@ Test(exit, stats_targets)
   cr_assert_eq(symlink("/dev/null", path), 0);
   snprintf(cmd, sizeof cmd, RUN2 "--stats %s " PROG " normal", path);
   free(expect(2, cmd, "a character device", NULL));
+  /* a read-only file (root may write anything: then the run goes ahead and replaces it) */
+  snprintf(path, sizeof path, "%s/ro.json", dir);
+  FILE *ro = fopen(path, "w");
+  fputs("kept\n", ro);
+  fclose(ro);
+  cr_assert_eq(chmod(path, 0444), 0);
+  snprintf(cmd, sizeof cmd, RUN2 "--stats %s " PROG " normal", path);
+  if (geteuid() != 0) {
+    free(expect(2, cmd, "the file is read-only", NULL));
+    char *kept = slurp(path);
+    cr_assert_str_eq(kept, "kept\n");
+    free(kept);
+  }
+  unlink(path);
   /* an existing file: kept as it was by a run that does not end, replaced whole by one that does */
   snprintf(path, sizeof path, "%s/run.json", dir);
   FILE *f = fopen(path, "w");
