@@ -3,7 +3,8 @@
  * Built as libicsim_platform.so and given to smpirun as `-platform path/libicsim_platform.so`.
  * load_platform() reads the run from the environment (set by `icsim run`), builds hosts, links
  * and routes from the C platform description, and routes every transfer's latency and
- * bandwidth through the stack models. At the end it writes --stats and checks invariants. */
+ * bandwidth through the stack models. At the end it reports ranks that ended without
+ * MPI_Finalize, writes --stats, checks invariants and notes how the run ended (ICSIM_STATUS). */
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -235,13 +236,17 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     comm_transfer.erase(it);
   });
 
+  sg4::Engine::on_deadlock_cb([]() { icsim_runtime_get()->deadlocked = 1; });
   sg4::Engine::on_simulation_end_cb([]() {
     icsim_runtime* rt = icsim_runtime_get();
+    rt->finished = 1; /* from now on a process exit is smpirun's own (sim/mpi/lifecycle.c) */
+    icsim_runtime_report_ends(rt, stderr);
     char err[2048];
     const char* stats = std::getenv(ICSIM_ENV_STATS);
-    if (stats && *stats && icsim_runtime_write_stats(rt, stats, sg4::Engine::get_clock(), err, sizeof err))
+    if (stats && *stats && !rt->deadlocked && icsim_runtime_write_stats(rt, stats, sg4::Engine::get_clock(), err, sizeof err))
       std::fprintf(stderr, "icsim: %s\n", err);
     if (icsim_runtime_check(rt, err, sizeof err))
       std::fprintf(stderr, "icsim: invariant broken at end of run: %s\n", err);
+    icsim_runtime_note(rt->deadlocked ? "deadlock\n" : "end\n");
   });
 }

@@ -37,8 +37,12 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
 /* Run it; the program's stdout goes to OUT_FD (1 for the terminal), stderr is filtered and
  * deadlocks/crashes are explained. Returns the program's exit status. */
 int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen);
-/* Locate a program by path, PATH or the build's workloads folder. Returns malloc'ed path or NULL. */
+/* Locate a program by path, PATH or the build's workloads folder. Returns malloc'ed path or NULL
+ * (program.c). */
 char *find_program(const char *name);
+/* Check that PATH can run under this icsim: an ELF built with icsimcc (SimGrid's MPI plus the icsim
+ * MPI layer). Returns 0, or -1 with ERR saying what it is and how to rebuild it (program.c). */
+int check_program(const char *path, char *err, size_t errlen);
 
 void free_strv(char **v);
 

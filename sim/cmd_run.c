@@ -1,6 +1,9 @@
-/* icsim run: check the platform and placement, then hand the program to smpirun with the
- * icsim platform library, and make SimGrid's failures readable. */
+/* icsim run: check the platform, the placement, the program and the --stats target, then hand
+ * the program to smpirun with the icsim platform library, relay its output, and exit with the
+ * program's status (README, "Exit status"): SimGrid's failures are made readable, and nothing is
+ * left behind in the temporary folder, even when interrupted (scratch.h). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,7 +19,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "runtime.h"
+#include "scratch.h"
 
 void free_strv(char **v)
 {
@@ -40,43 +45,10 @@ static void push(char ***v, int *n, const char *fmt, ...)
   (*v)[*n] = NULL;
 }
 
-char *find_program(const char *name)
+/* The hostfile, written whole (it may be the stable one of --dry-run, read by a pasted command). */
+static int write_hostfile(const char *path, const char *content, char *err, size_t errlen)
 {
-  char buf[PATH_MAX];
-  if (strchr(name, '/'))
-    return realpath(name, buf) && access(buf, X_OK) == 0 ? strdup(buf) : NULL;
-  const char *path = getenv("PATH");
-  char *copy = strdup(path ? path : "");
-  char *found = NULL;
-  for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
-    snprintf(buf, sizeof buf, "%s/%s", dir, name);
-    if (access(buf, X_OK) == 0)
-      found = strdup(buf);
-  }
-  free(copy);
-  /* our own workloads by bare name: `icsim run ... osu_latency`, `icsim run ... is A` */
-  static const char *const dirs[] = {"workloads", "workloads/npb", NULL};
-  for (const char *const *d = dirs; !found && *d; d++) {
-    snprintf(buf, sizeof buf, "%s/../%s/%s", ICSIM_BINDIR, *d, name);
-    char real[PATH_MAX];
-    struct stat sb;
-    if (access(buf, X_OK) == 0 && stat(buf, &sb) == 0 && S_ISREG(sb.st_mode) && realpath(buf, real))
-      found = strdup(real);
-  }
-  return found;
-}
-
-static int write_file_atomic(const char *path, const char *content, char *err, size_t errlen)
-{
-  char tmp[PATH_MAX];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f || fputs(content, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  return icsim_output_write("hostfile", path, content, strlen(content), err, errlen);
 }
 
 int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out, char *err,
@@ -114,6 +86,10 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
              rq->program[0]);
     goto out;
   }
+  if (check_program(program, err, errlen))
+    goto out;
+  if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen))
+    goto out;
   /* One hostfile line per rank: SMPI then maps rank r to line r. */
   size_t cap = (size_t)rq->nranks * 24 + 1, len = 0;
   char *hosts = malloc(cap);
@@ -123,7 +99,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     icsim_host_name(&rt->pf, rank_host[r], name, sizeof name);
     len += (size_t)snprintf(hosts + len, cap - len, "%s\n", name);
   }
-  int wrc = write_file_atomic(hostfile, hosts, err, errlen);
+  int wrc = write_hostfile(hostfile, hosts, err, errlen);
   free(hosts);
   if (wrc)
     goto out;
@@ -144,14 +120,24 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     const char *slash = strrchr(rq->stats, '/');
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - rq->stats) : 1, slash ? rq->stats : ".");
-    if (!realpath(dir[0] ? dir : "/", abs)) {
-      snprintf(err, errlen, "--stats %s: folder %s does not exist", rq->stats, dir);
+    if (!realpath(dir[0] ? dir : "/", abs)) { /* checked above: only a race gets here */
+      snprintf(err, errlen, "--stats %s: folder %s: %s", rq->stats, dir, strerror(errno));
       free_strv(env);
       goto out;
     }
     push(&env, &ne, "%s=%s/%s", ICSIM_ENV_STATS, abs, slash ? slash + 1 : rq->stats);
   }
   push(&argv, &na, "smpirun");
+#if ICSIM_SANITIZED
+  /* The sanitizer build (tests/sanitize.sh): ASan refuses SMPI's default privatization (dlopen
+   * with RTLD_DEEPBIND); mmap privatization loads the program once and swaps its data segment per
+   * rank. The layer then wins over SMPI's MPI_* only when preloaded, after ASan's runtime, into
+   * smpimain alone; thread contexts, because ASan cannot follow SimGrid's stack switching. SimGrid's
+   * own allocations live to the end of the process: leak checking is for the unit tests. */
+  push(&env, &ne, "ASAN_OPTIONS=detect_leaks=0");
+  push(&argv, &na, "-wrapper");
+  push(&argv, &na, "env LD_PRELOAD=%s:%s/libicsim_mpi.so", ICSIM_ASAN_RUNTIME, ICSIM_LIBDIR);
+#endif
   push(&argv, &na, "-platform");
   push(&argv, &na, "%s", libpath);
   push(&argv, &na, "-hostfile");
@@ -169,6 +155,10 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
    * test would charge 0.1 ms and more each time. Polls that find nothing cost the platform's
    * nodes/poll-instructions instead. */
   push(&argv, &na, "--cfg=smpi/test:0");
+#if ICSIM_SANITIZED
+  push(&argv, &na, "--cfg=smpi/privatization:mmap");
+  push(&argv, &na, "--cfg=contexts/factory:thread");
+#endif
   if (rq->host_timing) {
     /* The program's own computation, timed here, is charged at the simulated core's clock:
      * seconds x (this machine's scalar ops/s) / (clock x ops-per-cycle); see cmd_calibrate.c. */
@@ -215,20 +205,50 @@ struct stderr_filter {
   char when[64];
   char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." */
   size_t blen;
-  int crashed;
-  int abort_code; /* from the MPI layer's "called MPI_Abort with error code N" line, or -1 */
+  char *held; /* lines that may report the signal the simulation died of, printed later unless so */
+  char *load_error; /* SMPI could not load the program (a library missing, no main): why */
 };
+
+/* "Segmentation fault", "Aborted (core dumped)"...: how smpirun's shell reports that the simulation
+ * died of a signal. Held back until the status says whether that is what happened. */
+static int looks_like_signal_report(const char *line)
+{
+  for (int s = 1; s < 32; s++) {
+    const char *name = strsignal(s);
+    size_t n = strlen(name);
+    if (strncmp(line, name, n) == 0 &&
+        (!strcmp(line + n, "\n") || !strcmp(line + n, ".\n") || !strcmp(line + n, " (core dumped)\n")))
+      return s; /* the shell's report, or SimGrid's own ("Segmentation fault.") */
+  }
+  return 0;
+}
+
+static void release_held(struct stderr_filter *f)
+{
+  if (f->held)
+    fputs(f->held, stderr);
+  free(f->held);
+  f->held = NULL;
+}
 
 static void filter_line(struct stderr_filter *f, const char *line)
 {
-  const char *ab = strstr(line, "called MPI_Abort with error code ");
-  if (ab && f->abort_code < 0)
-    f->abort_code = atoi(ab + strlen("called MPI_Abort with error code "));
-  if (f->abort_code >= 0 && (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock") ||
-                             strstr(line, "MPI_Abort was called")))
-    return; /* the ranks the abort left behind are not a deadlock */
-  if (f->abort_code >= 0 && (strstr(line, "[ker_engine/") || strstr(line, "EngineImpl.cpp")))
-    return; /* SimGrid's listing of them neither */
+  /* SMPI failing to dlopen the program, or to find its main: one reason, no backtrace */
+  const char *why = strstr(line, "dlopen failed: ");
+  if (!why && strstr(line, "Could not resolve entry point"))
+    why = "the program has no main function";
+  if (why && !f->load_error) {
+    if (!strncmp(why, "dlopen failed: ", 15))
+      why += 15;
+    f->load_error = strndup(why, strcspn(why, "\n"));
+    char *cut = strstr(f->load_error, " (errno:");
+    if (cut)
+      *cut = '\0';
+    return;
+  }
+  if (f->load_error && (!strncmp(line, "Error: Did you compile", 22) || !strncmp(line, "Backtrace (displayed", 20) ||
+                        !strncmp(line, "  ->  ", 6) || !strcmp(line, "\n")))
+    return;
   if (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock")) {
     f->deadlock = 1;
     const char *b = strchr(line, '[');
@@ -236,7 +256,7 @@ static void filter_line(struct stderr_filter *f, const char *line)
       sscanf(b + 1, "%63[^]]", f->when);
     return;
   }
-  if (f->deadlock) {
+  if (f->deadlock && strncmp(line, "icsim: ", 7) != 0) {
     /* "[t] [ker_engine/INFO] Actor 1 (0@node0.s0): waiting for communication activity ..." */
     const char *actor = strstr(line, "Actor ");
     int pid, rank;
@@ -265,12 +285,13 @@ static void filter_line(struct stderr_filter *f, const char *line)
   if (strstr(line, "--cfg=smpi/privatization") || strncmp(line, "Execution failed with code", 26) == 0 ||
       strstr(line, "SMPI process did not return 0"))
     return;
-  if (strncmp(line, "Segmentation fault", 18) == 0 || strstr(line, "SIGSEGV")) {
-    f->crashed = 1;
+  if (looks_like_signal_report(line)) {
+    size_t had = f->held ? strlen(f->held) : 0;
+    f->held = realloc(f->held, had + strlen(line) + 1);
+    strcpy(f->held + had, line);
     return;
   }
-  if (strstr(line, "Aborted"))
-    f->crashed = 1;
+  release_held(f);
   fputs(line, stderr);
 }
 
@@ -335,70 +356,179 @@ static void relay(int out, int errfd, int out_fd, struct stderr_filter *filt)
   free(buf[1]);
 }
 
-int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen)
+/* What the simulation noted in the ICSIM_STATUS file: "exit N" (the layer ended the process
+ * with status N on purpose), "end" or "deadlock" (the simulation ran to its end). */
+struct run_notes {
+  int exit_status; /* -1 when none */
+  int ended, deadlocked;
+};
+
+static void read_notes(const char *path, struct run_notes *n)
 {
-  char dir[] = "/tmp/icsim-run-XXXXXX";
-  if (!mkdtemp(dir)) {
-    snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno));
+  n->exit_status = -1;
+  n->ended = n->deadlocked = 0;
+  FILE *f = fopen(path, "r");
+  char line[128];
+  while (f && fgets(line, sizeof line, f)) {
+    int v;
+    if (sscanf(line, "exit %d", &v) == 1 && n->exit_status < 0)
+      n->exit_status = v;
+    n->ended |= strcmp(line, "end\n") == 0;
+    n->deadlocked |= strcmp(line, "deadlock\n") == 0;
+  }
+  if (f)
+    fclose(f);
+}
+
+/* Move the stats the adapter wrote into DIR to the user's --stats target, once the run is over. */
+static int deliver_stats(const char *from, const char *target, char *err, size_t errlen)
+{
+  FILE *f = fopen(from, "r");
+  if (!f) {
+    snprintf(err, errlen, "--stats %s: the simulation wrote no statistics", target);
     return -1;
   }
-  char hostfile[PATH_MAX];
+  char *text = NULL;
+  size_t cap = 0, len = 0, n;
+  char chunk[65536];
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (len + n > cap)
+      text = realloc(text, cap = (len + n) * 2);
+    memcpy(text + len, chunk, n);
+    len += n;
+  }
+  fclose(f);
+  int rc = icsim_output_write("--stats", target, text ? text : "", len, err, errlen);
+  free(text);
+  return rc;
+}
+
+int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen)
+{
+  char dir[PATH_MAX];
+  if (icsim_scratch_mkdtemp("icsim-run-XXXXXX", dir, sizeof dir)) {
+    snprintf(err, errlen, "cannot create a temporary folder %s: %s (set TMPDIR to a writable folder)", dir,
+             strerror(errno));
+    return -1;
+  }
+  /* The adapter writes the statistics into our folder; they replace the target only after a run
+   * that went to its end, so an interrupted or failed run leaves the previous file as it was. */
+  char hostfile[PATH_MAX + 16], stats[PATH_MAX + 16], notes[PATH_MAX + 16];
   snprintf(hostfile, sizeof hostfile, "%s/hostfile", dir);
+  snprintf(stats, sizeof stats, "%s/stats.json", dir);
+  snprintf(notes, sizeof notes, "%s/status", dir);
+  if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) {
+    icsim_scratch_remove(dir);
+    return -1;
+  }
+  struct run_request inner = *rq;
+  inner.stats = rq->stats ? stats : NULL;
   char **argv, **env;
-  if (build_smpirun(rq, hostfile, &argv, &env, err, errlen)) {
-    rmdir(dir);
+  if (build_smpirun(&inner, hostfile, &argv, &env, err, errlen)) {
+    icsim_scratch_remove(dir);
     return -1;
   }
   int errp[2], outp[2];
   if (pipe(errp) || pipe(outp)) {
     snprintf(err, errlen, "pipe: %s", strerror(errno));
+    free_strv(argv);
+    free_strv(env);
+    icsim_scratch_remove(dir);
     return -1;
   }
   fflush(stdout);
+  sigset_t saved;
+  icsim_scratch_hold(&saved); /* registered before any signal can act on it */
   pid_t pid = fork();
   if (pid == 0) {
+    icsim_scratch_release(&saved);
     close(errp[0]);
     close(outp[0]);
     dup2(errp[1], 2);
     dup2(outp[1], 1);
     for (char **e = env; *e; e++)
       putenv(*e);
+    setenv(ICSIM_ENV_STATUS, notes, 1);
     setenv("TMPDIR", dir, 1); /* smpirun's own temporary copies go with ours */
     execvp("smpirun", argv);
     fprintf(stderr, "icsim: cannot start smpirun: %s (install simgrid)\n", strerror(errno));
     _exit(127);
   }
+  if (pid > 0)
+    icsim_scratch_child(pid);
+  icsim_scratch_release(&saved);
   close(errp[1]);
   close(outp[1]);
-  struct stderr_filter filt = {.abort_code = -1};
+  if (pid < 0) {
+    snprintf(err, errlen, "fork: %s", strerror(errno));
+    close(errp[0]);
+    close(outp[0]);
+    free_strv(argv);
+    free_strv(env);
+    icsim_scratch_remove(dir);
+    return -1;
+  }
+  struct stderr_filter filt = {0};
   relay(outp[0], errp[0], out_fd, &filt);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
+  icsim_scratch_child_done(pid);
+  struct run_notes nt;
+  read_notes(notes, &nt);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (filt.abort_code >= 0) {
-    /* SMPI exits 0 after MPI_Abort; the program asked for its code (0 is raised to 1: it failed) */
-    code = filt.abort_code != 0 ? filt.abort_code : 1;
-  } else if (filt.deadlock) {
+  int signal_death = !WIFEXITED(status) || (nt.exit_status < 0 && !nt.ended && !nt.deadlocked && code > 128 &&
+                                            code < 128 + 32);
+  if (filt.load_error && !nt.ended) {
+    fprintf(stderr,
+            "icsim: SimGrid could not load the program: %s; check that every library it needs is found "
+            "(`ldd %s`, LD_LIBRARY_PATH), or rebuild it with icsimcc\n",
+            filt.load_error, rq->program[0]);
+    code = 2;
+    free(filt.held); /* SimGrid's abort after its message */
+    filt.held = NULL;
+  } else if (nt.exit_status >= 0) {
+    code = nt.exit_status; /* MPI_Abort, exit() ending the process: the layer said why */
+  } else if (nt.deadlocked || filt.deadlock) {
     fprintf(stderr,
             "icsim: the program deadlocked (simulated time %s s): no rank can progress. Blocked: %s.\n"
-            "icsim: look for a receive without a matching send, or blocking sends to each other larger than the "
-            "eager threshold.\n",
+            "icsim: look for a receive without a matching send, blocking sends to each other larger than the "
+            "eager threshold, or a rank that ended while others still wait for it.\n",
             filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)");
     if (code == 0)
       code = 3;
-  } else if (WIFSIGNALED(status) || filt.crashed || code >= 128) {
+  } else if (signal_death) {
+    int sig = code - 128;
+    char first[128] = "";
+    if (filt.held)
+      sscanf(filt.held, "%126[^\n]", first);
+    strcat(first, "\n");
+    if (filt.held && looks_like_signal_report(first) == sig) {
+      free(filt.held); /* replaced by the line below */
+      filt.held = NULL;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s", strsignal(sig));
+    what[0] = (char)tolower((unsigned char)what[0]);
     fprintf(stderr,
             "icsim: the program crashed (%s, exit status %d); to debug, print the command with "
             "`icsim run --dry-run` and add -gdb after smpirun\n",
-            WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : (code == 139 ? "segmentation fault" : "signal"),
-            code);
-    if (code == 0)
-      code = 134;
+            what, code);
+  }
+  release_held(&filt);
+  if (rq->stats) {
+    char serr[2048];
+    if (!nt.ended)
+      fprintf(stderr, "icsim: --stats %s not written: the simulation did not run to its end\n", rq->stats);
+    else if (deliver_stats(stats, rq->stats, serr, sizeof serr)) {
+      fprintf(stderr, "icsim: %s\n", serr);
+      if (code == 0)
+        code = 2;
+    }
   }
   free(filt.blocked);
-  unlink(hostfile);
-  rmdir(dir);
+  free(filt.load_error);
+  icsim_scratch_remove(dir);
   free_strv(argv);
   free_strv(env);
   return code;

@@ -1,11 +1,15 @@
 /* Runtime: one platform + its stacks for the life of an smpirun process. */
+#define _GNU_SOURCE
 #include "runtime.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "outfile.h"
 
 static struct icsim_runtime *current;
 
@@ -81,6 +85,8 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
     return -1;
   }
   rt->compute_s = calloc((size_t)rt->nranks, sizeof *rt->compute_s);
+  rt->rank_end = calloc((size_t)rt->nranks, sizeof *rt->rank_end);
+  rt->rank_status = calloc((size_t)rt->nranks, sizeof *rt->rank_status);
   current = rt;
   return 0;
 }
@@ -114,6 +120,8 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
   icsim_platform_free(&rt->pf);
   free(rt->rank_host);
   free(rt->compute_s);
+  free(rt->rank_end);
+  free(rt->rank_status);
   if (rt == current)
     current = NULL;
   free(rt);
@@ -238,11 +246,11 @@ static void json_counters(FILE *f, const struct icsim_stack_ops *ops, void *stat
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,
                               size_t errlen)
 {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
   if (!f) {
-    snprintf(err, errlen, "--stats %s: cannot write (%s)", path, strerror(errno));
+    snprintf(err, errlen, "--stats %s: %s", path, strerror(errno));
     return -1;
   }
   fprintf(f, "{\n  \"platform\": \"%s\",\n  \"layers\": [", rt->pf.p.name);
@@ -285,12 +293,23 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
   for (int i = 0; i < rt->pf.nlayers; i++)
     json_counters(f, rt->pf.layer[i], rt->state[i]);
   fprintf(f, "\n}\n");
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "--stats %s: cannot write (%s)", path, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  fclose(f);
+  int rc = icsim_output_write("--stats", path, text, len, err, errlen);
+  free(text);
+  return rc;
+}
+
+void icsim_runtime_note(const char *line)
+{
+  const char *path = getenv(ICSIM_ENV_STATUS);
+  if (!path || !*path)
+    return;
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  ssize_t n = write(fd, line, strlen(line)); /* one write: whole lines even if two ranks note */
+  (void)n;
+  close(fd);
 }
 
 int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
@@ -330,4 +349,46 @@ double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_l
     if (rt->pf.layer[i]->channel_peak)
       peak = fmax(peak, rt->pf.layer[i]->channel_peak(rt->state[i], link));
   return peak;
+}
+
+/* "0-3,5" for the ranks R with rank_end == END (and status STATUS when END is EXITED) into OUT. */
+static int rank_list(const struct icsim_runtime *rt, int end, int status, char *out, size_t len)
+{
+  int n = 0;
+  size_t used = 0;
+  out[0] = '\0';
+  for (int r = 0; r < rt->nranks; r++) {
+    if (rt->rank_end[r] != end || (end == ICSIM_RANK_EXITED && rt->rank_status[r] != status))
+      continue;
+    int last = r;
+    while (last + 1 < rt->nranks && rt->rank_end[last + 1] == end &&
+           (end != ICSIM_RANK_EXITED || rt->rank_status[last + 1] == status))
+      last++;
+    if (used < len)
+      used += (size_t)snprintf(out + used, len - used, last > r ? "%s%d-%d" : "%s%d", n ? "," : "", r, last);
+    n += last - r + 1;
+    r = last;
+  }
+  return n;
+}
+
+void icsim_runtime_report_ends(const struct icsim_runtime *rt, FILE *f)
+{
+  if (!rt->rank_end)
+    return;
+  char list[1024];
+  for (int r = 0; r < rt->nranks; r++) {
+    if (rt->rank_end[r] != ICSIM_RANK_EXITED)
+      continue;
+    int first = 1; /* one line per distinct status, at its first rank */
+    for (int k = 0; k < r && first; k++)
+      first = !(rt->rank_end[k] == ICSIM_RANK_EXITED && rt->rank_status[k] == rt->rank_status[r]);
+    if (!first)
+      continue;
+    int n = rank_list(rt, ICSIM_RANK_EXITED, rt->rank_status[r], list, sizeof list);
+    fprintf(f, "icsim: rank%s %s called exit(%d) before MPI_Finalize\n", n > 1 ? "s" : "", list, rt->rank_status[r]);
+  }
+  int n = rank_list(rt, ICSIM_RANK_RETURNED, 0, list, sizeof list);
+  if (n)
+    fprintf(f, "icsim: warning: rank%s %s returned from main without calling MPI_Finalize\n", n > 1 ? "s" : "", list);
 }

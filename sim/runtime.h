@@ -25,6 +25,20 @@ struct icsim_runtime {
   /* declared compute phases (icsim_phase.h): time charged per rank, phases and their work */
   double *compute_s;
   double phases, phase_ops, phase_bytes;
+  /* how each world rank ended (sim/mpi/lifecycle.c), reported by the adapter at the end of the run */
+  signed char *rank_end; /* enum icsim_rank_end */
+  int *rank_status;      /* the status a rank gave exit() */
+  int finished;          /* the simulation has ended: a process exit now is smpirun's own */
+  int deadlocked;
+};
+
+enum icsim_rank_end {
+  ICSIM_RANK_NOT_STARTED, /* MPI_Init not called (yet) */
+  ICSIM_RANK_RUNNING,     /* between MPI_Init and the end of its main */
+  ICSIM_RANK_FINALIZED,   /* has called MPI_Finalize (and may have ended since): the normal end */
+  ICSIM_RANK_RETURNED,    /* returned from main without MPI_Finalize */
+  ICSIM_RANK_EXITED,      /* called exit() before MPI_Finalize */
+  ICSIM_RANK_KILLED,      /* ended by SimGrid (after a deadlock) */
 };
 
 /* Environment variables through which `icsim run` hands the run to smpirun. */
@@ -34,6 +48,9 @@ struct icsim_runtime {
 #define ICSIM_ENV_NRANKS "ICSIM_NRANKS"
 #define ICSIM_ENV_PLACE "ICSIM_PLACE"
 #define ICSIM_ENV_HOST_TIMING "ICSIM_HOST_TIMING" /* "on" when SMPI times the program's own code */
+/* A file where the simulation says how it ended ("exit N": the process ends with status N on
+ * purpose; "end": the simulation ran to its end), so that `icsim run` can tell them from a crash. */
+#define ICSIM_ENV_STATUS "ICSIM_STATUS"
 
 /* Load the platform and create its stacks. Returns NULL with ERR filled on failure. */
 struct icsim_runtime *icsim_runtime_create(const char *platform, const char *sets, char *err, size_t errlen);
@@ -76,9 +93,15 @@ double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_l
  * socket's memory bandwidth (split among the ranks placed on that socket), a roofline. */
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes);
 
-/* Write the counters as JSON to PATH atomically (temporary file, then rename). */
+/* Write the counters as JSON to PATH atomically (sim/outfile.h: never over a non-regular file). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,
                               size_t errlen);
+/* Append LINE (with its newline) to the ICSIM_STATUS file, when there is one. */
+void icsim_runtime_note(const char *line);
+
+/* Say which ranks ended without MPI_Finalize (exit() with its status, or a plain return). */
+void icsim_runtime_report_ends(const struct icsim_runtime *rt, FILE *f);
+
 /* End-of-run invariants of every stack. */
 int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen);
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "layer.h"
 #include "runtime.h"
 
 struct shadow {
@@ -98,7 +99,7 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
             "icsim: %s on an intercommunicator: the MPI layer's collectives are built for intracommunicators "
             "only (SMPI 3.32 implements no MPI_Intercomm_create, so no intercommunicator is expected here)\n",
             call);
-    PMPI_Abort(MPI_COMM_WORLD, 3);
+    icsim_stop(3);
   }
   PMPI_Comm_size(comm, &c->n);
   PMPI_Comm_rank(comm, &c->me);

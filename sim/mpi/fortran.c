@@ -10,8 +10,9 @@
  * one, SMPI's otherwise): no knowledge of the layer's internals lives here.
  *
  * Covered: every call through which a message is sent, received or completed, the blocking
- * collectives, one-sided put/get/accumulate, and the calls that create or free communicators
- * (the layer may keep per-communicator state). Everything else stays SMPI's binding.
+ * collectives, one-sided put/get/accumulate, the calls that create or free communicators
+ * (the layer may keep per-communicator state), and MPI_Init, MPI_Init_thread, MPI_Finalize and
+ * MPI_Abort (lifecycle.c). Everything else stays SMPI's binding.
  *
  * Facts about SMPI 3.32 this relies on (checked against its headers and f77 bindings):
  * - A Fortran handle is an index into one global table; MPI_*_f2c(-1) is the null handle and
@@ -485,3 +486,23 @@ ALIAS(mpi_comm_free)
 
 void mpi_comm_disconnect_(int *comm, int *ierr) { free_comm(MPI_Comm_disconnect, comm, ierr); }
 ALIAS(mpi_comm_disconnect)
+
+/* ---- start and end (lifecycle.c) ---- */
+
+/* SMPI's own mpi_init_ would call its MPI_Init, not the layer's: the rank would miss the placement
+ * check and the record of how it ends. PMPI_Init sets up SMPI's Fortran handles itself. */
+void mpi_init_(int *ierr) { *ierr = MPI_Init(NULL, NULL); }
+ALIAS(mpi_init)
+
+void mpi_init_thread_(int *required, int *provided, int *ierr)
+{
+  *ierr = MPI_Init_thread(NULL, NULL, *required, provided);
+}
+ALIAS(mpi_init_thread)
+
+void mpi_finalize_(int *ierr) { *ierr = MPI_Finalize(); }
+ALIAS(mpi_finalize)
+
+/* SMPI's mpi_abort_ ends the run with status 0; the layer's MPI_Abort with the error code. */
+void mpi_abort_(int *comm, int *code, int *ierr) { *ierr = MPI_Abort(COMM(comm), *code); }
+ALIAS(mpi_abort)

@@ -4,7 +4,8 @@
  * What the layer promises: every message an MPI program sends or receives, through any call,
  * from C or Fortran, reaches the stack models (per-call CPU, per-message CPU on each side, and
  * its transfer on the wire joined by one id), or the program stops with a message saying what is
- * not supported. Point-to-point entry points are in p2p.c, completion and the progress engine in
+ * not supported. Start and end of ranks (MPI_Init, MPI_Abort, exit) are in lifecycle.c,
+ * point-to-point entry points in p2p.c, completion and the progress engine in
  * engine.c, collectives in coll*.c, Fortran entry points in fortran.c. Outside icsim (plain
  * smpirun without the icsim platform) every entry point passes through to PMPI_*. */
 #include <simgrid/actor.h>
@@ -123,64 +124,11 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
   if (!rt || dest == MPI_PROC_NULL)
     return;
   struct icsim_msg m;
-  icsim_fill_msg(rt, &m, icsim_my_rank(), icsim_world_rank(comm, dest), icsim_type_bytes(count, type), buf, tag);
+  int to = icsim_world_rank(comm, dest);
+  icsim_check_peer(to);
+  icsim_fill_msg(rt, &m, icsim_my_rank(), to, icsim_type_bytes(count, type), buf, tag);
   icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
   icsim_runtime_announce(rt, &m, simgrid_get_clock());
-}
-
-/* The hostfile and the placement must agree, or every figure is wrong. */
-static int check_placement(int rc)
-{
-  struct icsim_runtime *rt = icsim_runtime_get();
-  if (rc == MPI_SUCCESS && rt) {
-    int me = icsim_my_rank(), n;
-    PMPI_Comm_size(MPI_COMM_WORLD, &n);
-    char expect[64];
-    icsim_host_name(&rt->pf, rt->rank_host[me < rt->nranks ? me : 0], expect, sizeof expect);
-    if (n != rt->nranks || strcmp(expect, sg_host_get_name(sg_host_self())) != 0) {
-      fprintf(stderr,
-              "icsim: rank %d runs on %s but the placement says %s (-np %d, %s=%d): the hostfile and %s disagree; "
-              "regenerate the command with `icsim run --dry-run`\n",
-              me, sg_host_get_name(sg_host_self()), expect, n, ICSIM_ENV_NRANKS, rt->nranks, ICSIM_ENV_PLACE);
-      PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
-  }
-  return rc;
-}
-
-/* SMPI's initialisation may exchange a few bytes of its own: bracketed like its other calls. */
-int MPI_Init(int *argc, char ***argv)
-{
-  struct icsim_runtime *rt = icsim_runtime_get();
-  if (rt)
-    icsim_runtime_internal_enter(rt);
-  int rc = PMPI_Init(argc, argv);
-  if (rt)
-    icsim_runtime_internal_leave(rt);
-  return check_placement(rc);
-}
-
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-  struct icsim_runtime *rt = icsim_runtime_get();
-  if (rt)
-    icsim_runtime_internal_enter(rt);
-  int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rt)
-    icsim_runtime_internal_leave(rt);
-  return check_placement(rc);
-}
-
-/* SMPI 3.32 ends the run with status 0 after MPI_Abort: say which rank aborted with which code, so
- * that `icsim run` can exit with it (cmd_run.c reads this line). */
-int MPI_Abort(MPI_Comm comm, int code)
-{
-  struct icsim_runtime *rt = icsim_runtime_get();
-  if (rt) {
-    fprintf(stderr, "icsim: rank %d called MPI_Abort with error code %d\n", icsim_my_rank(), code);
-    fflush(stderr);
-  }
-  return PMPI_Abort(comm, code);
 }
 
 /* Declared compute phases (workloads/include/icsim_phase.h). With host timing on, SMPI is

@@ -29,6 +29,12 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
 /* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */
 void icsim_charge_poll(void);
 
+/* lifecycle.c: stop the run now with exit status CODE (low 8 bits, 0 taken as 1), as MPI_Abort. */
+void icsim_stop(int code) __attribute__((noreturn));
+/* lifecycle.c: a message to world rank WORLD is about to be posted; if that rank has ended, say so
+ * and stop the run (SMPI would abort on a failed assertion). */
+void icsim_check_peer(int world);
+
 /* Progress engine (engine.c). Receives are posted as persistent requests so that the engine can
  * complete them whenever the rank is inside MPI, charge their CPU then, and keep their status
  * for the user's own completion call. */

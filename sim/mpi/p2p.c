@@ -159,6 +159,7 @@ static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int tar
   PMPI_Win_get_group(win, &g);
   int world = icsim_group_world_rank(g, target);
   int me = icsim_my_rank();
+  icsim_check_peer(world);
   struct icsim_msg m;
   if (kind == ICSIM_MSG_GET)
     icsim_fill_msg(rt, &m, world, me, bytes, buf, 0);
@@ -289,7 +290,6 @@ INTERNAL(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *
 INTERNAL(Cart_create, (MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out),
          (comm, ndims, dims, periods, reorder, out))
 INTERNAL(Cart_sub, (MPI_Comm comm, const int *remain, MPI_Comm *out), (comm, remain, out))
-INTERNAL(Finalize, (void), ())
 
 /* SMPI 3.32 implements neither intercommunicators nor matched probes; say so instead of SMPI's
  * generic abort. */
@@ -306,7 +306,7 @@ static int unsupported(const char *call)
             "MPI_Improbe, MPI_Mrecv or MPI_Imrecv), so this program cannot run under icsim; use MPI_Probe and "
             "MPI_Recv\n",
             call);
-  MPI_Abort(MPI_COMM_WORLD, 3);
+  icsim_stop(3);
   return MPI_ERR_OTHER;
 }
 

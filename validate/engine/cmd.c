@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "scratch.h"
 #include "validate.h"
 
 static char *read_all(int fd)
@@ -217,22 +218,6 @@ static int run_case(const struct case_run *c, struct rows *rs, struct plot *plot
   return failed ? -1 : 0;
 }
 
-static void remove_tree(const char *dir)
-{
-  DIR *d = opendir(dir);
-  struct dirent *de;
-  while (d && (de = readdir(d))) {
-    if (de->d_name[0] == '.')
-      continue;
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-    unlink(p);
-  }
-  if (d)
-    closedir(d);
-  rmdir(dir);
-}
-
 static int list_cases(const char *dir, char ***names)
 {
   DIR *d = opendir(dir);
@@ -270,14 +255,17 @@ static void usage(FILE *f)
 static int make_tmpdir(const char *outdir, char *tmpdir, size_t len)
 {
   char parent[PATH_MAX];
-  snprintf(tmpdir, len, "%s.tmp-XXXXXX", outdir);
+  snprintf(tmpdir, len, "%s%s.tmp-XXXXXX", strchr(outdir, '/') ? "" : "./", outdir);
   snprintf(parent, sizeof parent, "%s", outdir);
   char *slash = strrchr(parent, '/');
   if (slash) {
     *slash = '\0';
     mkdir(parent, 0755);
   }
-  if (!mkdtemp(tmpdir)) {
+  /* registered: removed with everything in it on SIGINT/SIGTERM too (sim/scratch.h) */
+  char template[PATH_MAX];
+  snprintf(template, sizeof template, "%s", tmpdir);
+  if (icsim_scratch_mkdtemp(template, tmpdir, len)) {
     fprintf(stderr, "icsim validate: cannot create %s: %s\n", tmpdir, strerror(errno));
     return -1;
   }
@@ -310,9 +298,13 @@ static int run_cases(const struct icsim_yfile *files, int nfiles, int total, con
   if (!failed) {
     for (int p = 0; p < nplots; p++)
       make_plot(&plots[p], &rs, tmpdir);
+    /* the outputs move in together: an interruption lands before or after, never between */
+    sigset_t saved;
+    icsim_scratch_hold(&saved);
     failed = write_outputs(&rs, plots, nplots, files, nfiles, tmpdir, outdir, err, sizeof err);
+    icsim_scratch_release(&saved);
   }
-  remove_tree(tmpdir);
+  icsim_scratch_remove(tmpdir);
   int rc = 2;
   if (failed)
     fprintf(stderr, "icsim validate: %s\n", err);

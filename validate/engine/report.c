@@ -197,12 +197,23 @@ int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, c
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/summary.csv", tmpdir);
   FILE *f = fopen(path, "w");
-  write_summary(f, rs);
-  fclose(f);
-  snprintf(path, sizeof path, "%s/report.md", tmpdir);
-  f = fopen(path, "w");
-  write_report(f, rs, plots, nplots, files, nfiles, tmpdir);
-  fclose(f);
+  if (f) {
+    write_summary(f, rs);
+    if (fclose(f) == 0) {
+      snprintf(path, sizeof path, "%s/report.md", tmpdir);
+      if ((f = fopen(path, "w"))) {
+        write_report(f, rs, plots, nplots, files, nfiles, tmpdir);
+        if (fclose(f))
+          f = NULL;
+      }
+    } else {
+      f = NULL;
+    }
+  }
+  if (!f) { /* nothing has moved yet: the previous outputs stay as they were */
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return -1;
+  }
   /* move into place: plots and report first, the summary last (a reader of summary.csv then
    * finds the report of the same run) */
   if (mkdir(outdir, 0755) && errno != EEXIST) {

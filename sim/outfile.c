@@ -1,0 +1,147 @@
+/* Output files written whole or not at all (outfile.h). */
+#define _GNU_SOURCE
+#include "outfile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *kind_of(mode_t m)
+{
+  if (S_ISDIR(m))
+    return "a folder";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  if (S_ISFIFO(m))
+    return "a pipe (FIFO)";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* The file that will really be replaced (PATH, or what its symbolic link points at) into REAL;
+ * -1 with ERR when PATH exists as something else than a regular file or its folder is unusable. */
+static int resolve(const char *option, const char *path, char *real, size_t len, char *err, size_t errlen)
+{
+  struct stat sb;
+  if (!path || !*path) {
+    snprintf(err, errlen, "%s: empty file name; give the path of a file", option);
+    return -1;
+  }
+  snprintf(real, len, "%s", path);
+  if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+    char buf[PATH_MAX];
+    if (!realpath(path, buf)) {
+      snprintf(err, errlen, "%s %s: a symbolic link to a missing file (%s); give the path of a file", option, path,
+               strerror(errno));
+      return -1;
+    }
+    snprintf(real, len, "%s", buf);
+  }
+  if (stat(real, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    snprintf(err, errlen, "%s %s: %s, not a regular file; give the path of a file to create or replace", option,
+             path, kind_of(sb.st_mode));
+    return -1;
+  }
+  if (stat(real, &sb) == 0 && access(real, W_OK) != 0) { /* replacing it would bypass its protection */
+    snprintf(err, errlen, "%s %s: the file is read-only (%s); make it writable or choose another name", option,
+             path, strerror(errno));
+    return -1;
+  }
+  char dir[PATH_MAX];
+  const char *slash = strrchr(real, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == real)
+    snprintf(dir, sizeof dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
+  if (stat(dir, &sb) != 0) {
+    snprintf(err, errlen, "%s %s: folder %s does not exist (%s); create it first", option, path, dir,
+             strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    snprintf(err, errlen, "%s %s: %s is %s, not a folder", option, path, dir, kind_of(sb.st_mode));
+    return -1;
+  }
+  return 0;
+}
+
+/* A new temporary file beside REAL (same file system, so the final rename is atomic). */
+static int open_temp(const char *option, const char *path, const char *real, char *tmp, size_t len, char *err,
+                     size_t errlen)
+{
+  snprintf(tmp, len, "%s.tmp.XXXXXX", real);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    snprintf(err, errlen, "%s %s: cannot create a file there (%s); choose a writable folder", option, path,
+             strerror(errno));
+  return fd;
+}
+
+int icsim_output_check(const char *option, const char *path, char *err, size_t errlen)
+{
+  char real[PATH_MAX], tmp[PATH_MAX + 16];
+  if (resolve(option, path, real, sizeof real, err, errlen))
+    return -1;
+  int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
+  if (fd < 0)
+    return -1;
+  close(fd);
+  unlink(tmp);
+  return 0;
+}
+
+int icsim_output_write(const char *option, const char *path, const char *data, size_t len, char *err,
+                       size_t errlen)
+{
+  char real[PATH_MAX], tmp[PATH_MAX + 16];
+  if (resolve(option, path, real, sizeof real, err, errlen))
+    return -1;
+  /* Hold the termination signals: the temporary is either renamed or removed before one acts. */
+  sigset_t hold, old;
+  sigemptyset(&hold);
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaddset(&hold, sigs[i]);
+  sigprocmask(SIG_BLOCK, &hold, &old);
+  int rc = -1;
+  int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
+  if (fd >= 0) {
+    size_t done = 0;
+    while (done < len) {
+      ssize_t n = write(fd, data + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (size_t)n;
+    }
+    /* the mode a plain fopen would give (mkstemp makes it 0600) */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    int werr = done < len ? (errno ? errno : EIO) : 0;
+    if (close(fd) != 0 && !werr)
+      werr = errno; /* a full disk may only show here */
+    if (werr) {
+      snprintf(err, errlen, "%s %s: cannot write (%s)", option, path, strerror(werr));
+      unlink(tmp);
+    } else if (rename(tmp, real) != 0) {
+      snprintf(err, errlen, "%s %s: cannot replace it (%s)", option, path, strerror(errno));
+      unlink(tmp);
+    } else {
+      rc = 0;
+    }
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
