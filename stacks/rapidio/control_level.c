@@ -145,6 +145,19 @@ static double share_lanes(struct rio_state *s, int src, int dst, double now, dou
   return data_s;
 }
 
+/* A transfer that needs WIRE_B bytes of link time from FROM on, on the source's outbound and
+ * the destination's inbound lane: each lane is a queue of link time, so transfers whose bursts
+ * come with gaps (completion waits) interleave in them, and together never exceed the link.
+ * Returns when both lanes have carried it. */
+static double lane_queue(struct rio_state *s, int src, int dst, double from, double wire_B)
+{
+  struct rio_node *tx = &s->node[src], *rx = &s->node[dst];
+  double link_s = wire_B / s->link_bw_Bps;
+  tx->out_busy_until = fmax(tx->out_busy_until, from) + link_s;
+  rx->in_busy_until = fmax(rx->in_busy_until, from) + link_s;
+  return fmax(tx->out_busy_until, rx->in_busy_until);
+}
+
 static void place_flow(struct rio_state *s, int src, int dst, double from, double to, double wire_B)
 {
   add_flow(&s->node[src], from, to, wire_B / (to - from), RIO_FLOW_OUT);
@@ -260,11 +273,7 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
   double span = end - m->at_s;
   if (m->pulled) {
     /* the lanes likewise: a queue of link time, the chain's gaps left to other transfers */
-    struct rio_node *tx = &s->node[m->src], *rx = &s->node[m->dst];
-    double link_s = wire_B / s->link_bw_Bps;
-    tx->out_busy_until = fmax(tx->out_busy_until, m->at_s) + link_s;
-    rx->in_busy_until = fmax(rx->in_busy_until, m->at_s) + link_s;
-    span = fmax(span, fmax(tx->out_busy_until, rx->in_busy_until) - m->at_s);
+    span = fmax(span, lane_queue(s, m->src, m->dst, m->at_s, wire_B) - m->at_s);
   } else {
     /* the pieces share the source's outbound and the destination's inbound lanes with the
      * transfers placed before them; a combined rate above the link stretches the whole span */
@@ -356,7 +365,7 @@ static double send_to_mailbox(struct rio_state *s, struct rio_control_msg *m, st
     chain += retries * (rio_segment_s(p, p->segment_B, s->link_bw_Bps, m->route_lat_s) + p->retry_delay_s);
   }
   double wire_B = bytes + nseg * p->packet_header_B + retries * (p->segment_B + p->packet_header_B);
-  chain = share_lanes(s, m->src, m->dst, m->now_s, from, chain, wire_B);
+  chain = fmax(chain, lane_queue(s, m->src, m->dst, from, wire_B) - from);
   place_flow(s, m->src, m->dst, from, from + chain, wire_B);
   t->segments += nseg;
   t->messages += nmsg;

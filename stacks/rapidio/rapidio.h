@@ -128,7 +128,7 @@ struct rio_node {
   struct rio_control_mailbox control;
   double driver_busy_until; /* pulled pieces: the sending driver has copied all queued ones */
   double drain_busy_until;  /* pulled pieces: the receiving driver has copied all queued ones out */
-  double out_busy_until, in_busy_until; /* pulled pieces: link time queued on each lane */
+  double out_busy_until, in_busy_until; /* pulled and dedicated-queue data: link time queued on each lane */
   double *queue_free_at;        /* [dedicated_queues] */
   double io_free_at;            /* the CPU issues IO transactions one stream at a time */
   struct rio_flow {
