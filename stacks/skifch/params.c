@@ -33,6 +33,10 @@ const struct icsim_param_desc skifch_params_table[SKIFCH_NPARAMS] = {
       "the ring is made of separately mapped pages (x86 page, 4 KiB); a message of at most 2 pages spans at most 3 "
       "of them: SKIFCH_CONT_SIZE = 3 (the paper gives 3 pointers, not why: this reason is assumed)",
       page_B),
+    Q("skifch/refusal-cost", ICSIM_DIM_TIME, 0, 1e-3, "0.5us", "assumed",
+      "CPU of a Send that fails: the library reads the adapter's slot and credit state, one uncached PCIe Gen2 read "
+      "round trip (~0.5 us)",
+      refusal_s),
     I("skifch/tx-slots", 1, 4096, "8", "assumed",
       "messages one node's adapter keeps in flight; with all in flight the next Send fails (adapter credits); "
       "not published",

@@ -25,6 +25,7 @@ struct skifch_params {
   double header_B;             /* torus packet header per message */
   double recv_buffer_B;        /* each channel's receive ring */
   double page_B;               /* the ring's separately mapped pages */
+  double refusal_s;            /* CPU of a Send the adapter refuses */
   int tx_slots;                /* messages one adapter keeps in flight */
   double credit_latency_s;     /* freed ring space reaches the senders' adapters after this */
   double stall_timeout_s;      /* refusals by a ring held only by un-completed messages: stop */
@@ -34,7 +35,7 @@ struct skifch_params {
   double match_entry_s;        /* MPI: per queue entry examined */
 };
 
-#define SKIFCH_NPARAMS 13
+#define SKIFCH_NPARAMS 14
 extern const struct icsim_param_desc skifch_params_table[SKIFCH_NPARAMS];
 
 /* ---- MPI's match queue, as MPI over SkifCh keeps it (matching.c) ---------------------------- */

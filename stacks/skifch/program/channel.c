@@ -215,7 +215,7 @@ ssize_t SkifCh_Send(SkifCh *ch, netaddr_t dst, const struct iovec *iov, int iov_
   if (n == 0) {
     s->refusals++;
     check_stall(a, d, p, now);
-    icsim_charge_poll();
+    icsim_occupy_cpu(p->refusal_s);
     errno = EAGAIN;
     return -1;
   }

@@ -3,6 +3,7 @@
  * by hand from the parameters given here. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static void build(void)
 static int check(const char *what, int n, const char *sets, char **out)
 {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, ICSIM " run -p " AURORA " -n %d --host-timing off %s " PROG " %s", n, sets, what);
+  snprintf(cmd, sizeof cmd, ICSIM " run -p " AURORA " -n %d --place cyclic --host-timing off %s " PROG " %s", n, sets, what);
   return run(cmd, out, 1);
 }
 
@@ -93,4 +94,46 @@ Test(skifch_e2e, a_program_that_forgets_recvcomp_stalls_and_is_told_why)
             out);
   cr_assert(strstr(out, "Call SkifCh_RecvComp(ch) after processing each message"), "%s", out);
   free(out);
+}
+
+/* ---- MsgRate: the paper's qualitative claims, against the platform's and stack's defaults ----
+ * skifch/send-overhead 0.3 us, recv-overhead 0.2 us, match-base 0.4 us, match-entry 0.02 us;
+ * torus links 1.25 GB/s; max message 8 KiB with a 16 B header (+ 16 B envelope per transfer). */
+static double rate(const char *platform, const char *sets, const char *prog, long size, int iters)
+{
+  char cmd[1024], *out;
+  snprintf(cmd, sizeof cmd, ICSIM " run -p %s -n 2 --place cyclic --host-timing off %s %s -m %ld:%ld -i %d -x 10",
+           platform, sets, prog, size, size, iters);
+  int st = run(cmd, &out, 1);
+  cr_assert_eq(st, 0, "%s: %s", cmd, out);
+  double v = row_value(out, size);
+  free(out);
+  return v;
+}
+
+/* Short messages: SkifCh is sender-bound, one send path per message, so its rate is at most
+ * 1 / 0.3 us (the barrier and the last message's flight add a few us to 1000 x 0.3 us: at least
+ * 95% of it). MPI over SkifCh pays the match on every message: with matching switched off (the
+ * what-if) the same run is faster by exactly match-base + 1 entry examined (the queue holds the
+ * one sender's messages in order: the first matches) = 0.42 us per message. */
+Test(skifch_e2e, msgrate_skifch_above_mpi_over_skifch_by_the_matching_cost)
+{
+  double sk = rate(AURORA, "", "skifch_msgrate", 8, 1000);
+  double on = rate(AURORA, "", "osu_msgrate", 8, 1000);
+  double off = rate(AURORA, "--set skifch/mpi-matching=false", "osu_msgrate", 8, 1000);
+  cr_assert(sk <= 1 / 0.3e-6 && sk >= 0.95 / 0.3e-6, "SkifCh 8 B: %g msg/s", sk);
+  cr_assert_gt(sk, 2 * on, "SkifCh %g vs MPI over SkifCh %g msg/s", sk, on);
+  double match = 1 / on - 1 / off;
+  cr_assert(fabs(match - 0.42e-6) < 0.02 * 0.42e-6, "matching per message %g s, expected 0.42 us", match);
+}
+
+/* 64 KiB: both are bound by the torus link. SkifCh sends 8 messages of 8 KiB, each with 32 B of
+ * header and envelope: 1.25e9 / 65792 = 18999 msg/s at most; MPI over SkifCh one transfer of
+ * 65536 + 16 + 8 x 16 B. The curves meet: within 10% of each other. */
+Test(skifch_e2e, msgrate_curves_meet_as_messages_grow)
+{
+  double sk = rate(AURORA, "", "skifch_msgrate", 65536, 40);
+  double mpi = rate(AURORA, "", "osu_msgrate", 65536, 40);
+  cr_assert(sk <= 1.25e9 / 65792 * 1.0001 && sk >= 0.95 * 1.25e9 / 65792, "SkifCh 64 KiB: %g msg/s", sk);
+  cr_assert(fabs(sk / mpi - 1) < 0.10, "SkifCh %g vs MPI over SkifCh %g msg/s at 64 KiB", sk, mpi);
 }
