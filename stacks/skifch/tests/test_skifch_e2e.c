@@ -12,13 +12,17 @@
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define AURORA ICSIM_SRC "/platforms/skif-aurora.yaml"
-#define PROG ICSIM_BUILD "/stacks-skifch-checks"
+/* One build per test process: criterion may run tests in parallel processes. */
+static char prog[512];
+#include <unistd.h>
 
 static void build(void)
 {
-  char *out;
-  int st = run(ICSIM_BUILD "/bin/icsimcc -O1 -o " PROG " " ICSIM_SRC "/stacks/skifch/tests/progs/skifch_checks.c", &out,
-               1);
+  char *out, cmd[1024];
+  snprintf(prog, sizeof prog, ICSIM_BUILD "/skifch-checks-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, ICSIM_BUILD "/bin/icsimcc -O1 -o %s " ICSIM_SRC "/stacks/skifch/tests/progs/skifch_checks.c",
+           prog);
+  int st = run(cmd, &out, 1);
   cr_assert_eq(st, 0, "icsimcc failed: %s", out);
   free(out);
 }
@@ -26,11 +30,14 @@ static void build(void)
 static int check(const char *what, int n, const char *sets, char **out)
 {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, ICSIM " run -p " AURORA " -n %d --place cyclic --host-timing off %s " PROG " %s", n, sets, what);
+  snprintf(cmd, sizeof cmd, ICSIM " run -p " AURORA " -n %d --place cyclic --host-timing off %s %s %s", n, sets, prog,
+           what);
   return run(cmd, out, 1);
 }
 
-TestSuite(skifch_e2e, .init = build);
+static void cleanup(void) { unlink(prog); }
+
+TestSuite(skifch_e2e, .init = build, .fini = cleanup);
 
 /* 20 KiB ring, 8 KiB messages: 8192, 8192, then the 4096 B left (a prefix of 10000), then refused.
  * After the barrier the receiver completes one 8 KiB message; the sender sees its space one
