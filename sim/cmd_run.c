@@ -106,7 +106,10 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
 
   char libpath[PATH_MAX];
   snprintf(libpath, sizeof libpath, "%s/libicsim_platform.so", ICSIM_LIBDIR);
-  double eager = rt->pf.stack->eager_limit_bytes ? rt->pf.stack->eager_limit_bytes(rt->state[rt->pf.network]) : 1e15;
+  /* SimGrid reads the detached threshold as an int: "no limit" (a stack without an eager limit)
+   * is the largest one it takes */
+  double eager = rt->pf.stack->eager_limit_bytes ? rt->pf.stack->eager_limit_bytes(rt->state[rt->pf.network]) : INT_MAX;
+  eager = eager > INT_MAX ? INT_MAX : eager;
   char **argv = NULL, **env = NULL;
   int na = 0, ne = 0;
   push(&env, &ne, "%s=%s", ICSIM_ENV_PLATFORM, abs_platform);
