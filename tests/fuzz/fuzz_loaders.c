@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "sweep.h"
 #include "validate.h"
 
 static char path[64];
@@ -55,7 +56,15 @@ static void load_everything(const char *set, const char *place)
   struct icsim_yfile y;
   if (validate_case_load(path, &y, err, sizeof err) == 0)
     icsim_yaml_free(&y);
-  /* further loaders (the sweep file) go here */
+  struct sweep sw;
+  if (sweep_load(path, &sw, err, sizeof err) == 0) {
+    struct sweep_point *pts;
+    int n = sweep_points(&sw, &pts, err, sizeof err);
+    if (n > 0)
+      sweep_points_free(pts, n);
+    sweep_free(&sw);
+  }
+  /* further loaders go here */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
