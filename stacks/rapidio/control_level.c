@@ -1,12 +1,18 @@
 /* Control level: the driver layer between MX and the controller, as the paper's control-level
- * operations (enum rio_control_op), one handler each, reached through rio_control(). Two paths
- * are built from them:
- *   small data  one RIO_SMALL_DATA on the control mailbox (mailbox 0): header + data in bounce
- *               buffers, the receiver's common queue, reassembly over 4 KiB;
- *   large data  the dedicated-queue handshake: RIO_QUEUE_REQUEST and RIO_QUEUE_REPLY on mailbox 0,
- *               RIO_SEND_TO_MAILBOX into the dedicated queue, RIO_COMPLETION doorbell.
- * The bookkeeping of queues, mailboxes and common-queue buffers decides deferrals and segment
- * retries. Times are absolute simulated seconds. */
+ * operations (enum rio_control_op), one handler each, reached through rio_control(). The three
+ * paths of enum rio_path are built from them:
+ *   RIO_PATH_MX_EAGER   one RIO_SMALL_DATA on the control mailbox (mailbox 0): header + data in
+ *                       MX's bounce buffer, the receiver's common queue, reassembly over 4 KiB
+ *                       (rio_small_transfer);
+ *   RIO_PATH_MX_PULL    MX's RNDV and PULL on mailbox 0, then a pulled RIO_SMALL_DATA: pieces of
+ *                       the registered pages copied through bounce buffers by both drivers, one
+ *                       pull request and one completion per piece (rio_pull_transfer);
+ *   RIO_PATH_DEDICATED  the dedicated-queue handshake: RIO_QUEUE_REQUEST and RIO_QUEUE_REPLY on
+ *                       mailbox 0, RIO_SEND_TO_MAILBOX into the dedicated queue, RIO_COMPLETION
+ *                       doorbell (rio_dedicated_queue_handshake).
+ * The bookkeeping of queues, mailboxes, common-queue buffers, lanes and the drivers' CPU decides
+ * deferrals, segment retries and how concurrent transfers share. Times are absolute simulated
+ * seconds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
