@@ -114,6 +114,27 @@ static int sum(const int *a, int from, int to)
   return s;
 }
 
+/* One step of Rabenseifner's second phase (recursive doubling back over the halving's blocks):
+ * the blocks this rank sends and receives when exchanging with the partner at distance MASK, the
+ * lower rank of the pair (LOWER) keeping the lower blocks. Shared by the reduce (gather to the
+ * root) and the all-reduce (all-gather). */
+static void doubling_step(int lower, int mask, int pof2, const int *cnts, int send_idx, int *last_idx, int *recv_idx,
+                          int *send_cnt, int *recv_cnt)
+{
+  int step = pof2 / (mask * 2);
+  if (lower) {
+    if (mask != pof2 / 2)
+      *last_idx += step;
+    *recv_idx = send_idx + step;
+    *send_cnt = sum(cnts, send_idx, *recv_idx);
+    *recv_cnt = sum(cnts, *recv_idx, *last_idx);
+  } else {
+    *recv_idx = send_idx - step;
+    *send_cnt = sum(cnts, send_idx, *last_idx);
+    *recv_cnt = sum(cnts, *recv_idx, send_idx);
+  }
+}
+
 /* Recursive halving reduce-scatter among the POF2 folded ranks (Rabenseifner; MPICH's
  * MPIR_Allreduce_intra and MPIR_Reduce_redscat_gather): step k exchanges half of the current
  * range of segments with newrank ^ 2^k and reduces the half kept. ACC holds my vector; on return
@@ -206,17 +227,7 @@ static int reduce_rabenseifner(const struct icsim_coll *c, const char *in, char 
       if (newdst == 0 && root < 2 * rem && root % 2)
         dst = root;
       int newdst_tree_root = (newdst >> j) << j, newroot_tree_root = (newroot >> j) << j;
-      if (newrank < newdst) {
-        if (mask != pof2 / 2)
-          last_idx = last_idx + pof2 / (mask * 2);
-        recv_idx = send_idx + pof2 / (mask * 2);
-        send_cnt = sum(cnts, send_idx, recv_idx);
-        recv_cnt = sum(cnts, recv_idx, last_idx);
-      } else {
-        recv_idx = send_idx - pof2 / (mask * 2);
-        send_cnt = sum(cnts, send_idx, last_idx);
-        recv_cnt = sum(cnts, recv_idx, send_idx);
-      }
+      doubling_step(newrank < newdst, mask, pof2, cnts, send_idx, &last_idx, &recv_idx, &send_cnt, &recv_cnt);
       if (newdst_tree_root == newroot_tree_root) {
         icsim_coll_send(c, acc + (MPI_Aint)disps[send_idx] * ext, send_cnt, t, dst);
         break;
@@ -315,17 +326,7 @@ static int allreduce_rabenseifner(const struct icsim_coll *c, char *out, int cou
     reduce_scatter_halving(c, out, got, t, op, newrank, pof2, rem, 1, cnts, disps, &send_idx, &last_idx);
     for (int mask = pof2 >> 1; mask > 0; mask >>= 1) {
       int newdst = newrank ^ mask, dst = real_rank(newdst, rem, 1), send_cnt, recv_cnt, recv_idx;
-      if (newrank < newdst) {
-        if (mask != pof2 / 2)
-          last_idx = last_idx + pof2 / (mask * 2);
-        recv_idx = send_idx + pof2 / (mask * 2);
-        send_cnt = sum(cnts, send_idx, recv_idx);
-        recv_cnt = sum(cnts, recv_idx, last_idx);
-      } else {
-        recv_idx = send_idx - pof2 / (mask * 2);
-        send_cnt = sum(cnts, send_idx, last_idx);
-        recv_cnt = sum(cnts, recv_idx, send_idx);
-      }
+      doubling_step(newrank < newdst, mask, pof2, cnts, send_idx, &last_idx, &recv_idx, &send_cnt, &recv_cnt);
       icsim_coll_sendrecv(c, out + (MPI_Aint)disps[send_idx] * ext, send_cnt, t, dst,
                           out + (MPI_Aint)disps[recv_idx] * ext, recv_cnt, t, dst);
       if (newrank > newdst)
