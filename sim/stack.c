@@ -57,3 +57,12 @@ const char *icsim_wire_mode_name(enum icsim_wire_mode m)
   }
   return "?";
 }
+
+size_t icsim_counters_out(struct icsim_counter *out, size_t max, const struct icsim_counter *c, size_t n)
+{
+  if (n > max)
+    n = max;
+  for (size_t i = 0; i < n; i++)
+    out[i] = c[i];
+  return n;
+}

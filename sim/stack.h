@@ -155,6 +155,8 @@ const char *icsim_wire_mode_name(enum icsim_wire_mode m);
 
 /* Registry, filled by constructors in each stack's object file. */
 void icsim_stack_register(const struct icsim_stack_ops *ops);
+/* A stack's counters hook: copies its N counters C into OUT, at most MAX; returns how many. */
+size_t icsim_counters_out(struct icsim_counter *out, size_t max, const struct icsim_counter *c, size_t n);
 const struct icsim_stack_ops *icsim_stack_find(const char *name);
 size_t icsim_stack_count(void);
 const struct icsim_stack_ops *icsim_stack_at(size_t i);

@@ -126,12 +126,7 @@ static size_t generic_counters(void *state, struct icsim_counter *out, size_t ma
                               {"control_messages", "messages", s->control_msgs},
                               {"frames", "frames", s->frames},
                               {"wire_bytes", "bytes", s->wire_bytes}};
-  size_t n = sizeof c / sizeof c[0];
-  if (n > max)
-    n = max;
-  for (size_t i = 0; i < n; i++)
-    out[i] = c[i];
-  return n;
+  return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
 const struct icsim_stack_ops generic_stack = {

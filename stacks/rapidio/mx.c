@@ -206,10 +206,7 @@ static size_t rio_counters(void *state, struct icsim_counter *out, size_t max)
       {"large_bytes", "bytes", s->bytes_large},
       {"queue_releases", "queues", s->queue_releases},   {"late_queue_releases", "queues", s->late_releases},
   };
-  size_t n = sizeof c / sizeof c[0];
-  for (size_t i = 0; i < n && i < max; i++)
-    out[i] = c[i];
-  return n < max ? n : max;
+  return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
 static int rio_check(void *state, char *err, size_t errlen)

@@ -121,11 +121,7 @@ static size_t skifch_counters(void *state, struct icsim_counter *out, size_t max
                               {"send_refusals", "calls", s->refusals},
                               {"prefix_sends", "calls", s->prefixes},
                               {"wire_bytes", "bytes", s->wire_bytes}};
-  size_t n = sizeof c / sizeof c[0];
-  if (n > max)
-    n = max;
-  memcpy(out, c, n * sizeof *c);
-  return n;
+  return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
 const struct icsim_stack_ops skifch_stack = {

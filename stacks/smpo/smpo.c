@@ -446,10 +446,7 @@ static size_t smpo_counters(void *state, struct icsim_counter *out, size_t max)
       /* the same on a log scale, so that "same order of magnitude" is a symmetric tolerance */
       {"library_share_log10", "log10 fraction", total > 0 && s->library_s > 0 ? log10(s->library_s / total) : 0},
   };
-  size_t n = sizeof c / sizeof c[0];
-  for (size_t i = 0; i < n && i < max; i++)
-    out[i] = c[i];
-  return n < max ? n : max;
+  return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
 /* Written atomically: the rank pairs' traffic, for `icsim place --map`. */
