@@ -71,6 +71,9 @@ struct icsim_wire_query {
                           * synchronisation, counted in --stats) */
   const struct icsim_msg *msg; /* the MPI side of it, NULL when id is 0 */
   double now_s;          /* simulated time at which the transfer starts */
+  double announced_s;    /* when the MPI layer handed the message over (now_s when nobody did):
+                          * SimGrid starts an eager transfer only once the receive is posted;
+                          * a stack whose adapter pushes eager data at once uses the difference */
   enum icsim_msg_kind kind;
   double bytes;          /* payload bytes of the MPI message */
   double envelope_bytes; /* MPI envelope SMPI sends with it; moves at bandwidth_Bps too */

@@ -34,6 +34,8 @@ const struct icsim_param_desc validate_case_table[] = {
     COUNT("metrics/#/ranks", 1, 65536, REQUIRED, "number of ranks"),
     TEXT("metrics/#/place", "block", "placement, as `icsim run --place`"),
     TEXT("metrics/#/platform", ABSENT, "another platform file for this entry (default: the case's)"),
+    TEXT("metrics/#/sets/#", ABSENT,
+         "`KEY=VALUE` overrides for this entry's runs, after the case's (e.g. a what-if curve beside the model's)"),
     COUNT("metrics/#/column", 1, 32, "2", "which column of the workload's rows `x v1 v2 ...` is the value"),
     NUMBER("metrics/#/scale", 0, 1e12, "1",
            "factor on the value, e.g. 2 to turn osu_latency's one-way time into a round trip"),
@@ -59,6 +61,15 @@ const struct icsim_param_desc validate_case_table[] = {
     TEXT("aggregates/#/published", REQUIRED, "CSV of published values with a row for this `name` at `x`"),
     NUMBER("aggregates/#/tolerance", 0, 1, REQUIRED, "relative tolerance, 0.10 = 10%"),
     TEXT("aggregates/#/note", ABSENT, "a remark for the reader of the file (not in the report)"),
+    TEXT("claims/#/name", REQUIRED,
+         "a published qualitative claim, checked as a ratio of two metrics' simulated values at one x"),
+    TEXT("claims/#/text", REQUIRED, "the claim in the source's words (ours), shown in the report"),
+    TEXT("claims/#/of", REQUIRED, "metric whose simulated value at `x` is the numerator"),
+    TEXT("claims/#/over", REQUIRED, "metric whose simulated value at `x` is the denominator"),
+    TEXT("claims/#/x", REQUIRED, "the x both are taken at"),
+    NUMBER("claims/#/at-least", 0, 1e12, ABSENT, "the claim holds when the ratio is at least this"),
+    NUMBER("claims/#/at-most", 0, 1e12, ABSENT, "the claim holds when the ratio is at most this"),
+    TEXT("claims/#/why", REQUIRED, "why these bounds say the claim (what in the source they read)"),
     TEXT("excluded/#/metric", REQUIRED, "metric of a published point the model does not claim"),
     TEXT("excluded/#/x", REQUIRED, "x of that point"),
     TEXT("excluded/#/reason", REQUIRED, "why the model does not claim it, shown with the status `excluded`"),
@@ -79,6 +90,13 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
              "ranks, published and tolerance", y->path);
     return -1;
   }
+  for (int c = 0; case_get(y, "claims/%d/name", c); c++)
+    if (!case_get(y, "claims/%d/at-least", c) && !case_get(y, "claims/%d/at-most", c)) {
+      const struct icsim_yentry *e = icsim_yaml_get_fmt(y, "claims/%d/name", c);
+      snprintf(err, errlen, "%s:%d:%d: claim '%s' has no bound; give 'at-least' or 'at-most' (or both) for the "
+               "ratio of/over", y->path, e ? e->key_line : 1, e ? e->key_column : 1, case_get(y, "claims/%d/name", c));
+      return -1;
+    }
   for (size_t i = 0; i < y->n; i++) {
     const struct icsim_yentry *e = &y->e[i];
     char xf[300];
@@ -103,6 +121,13 @@ int validate_case_load(const char *path, struct icsim_yfile *y, char *err, size_
     return -1;
   }
   return 0;
+}
+
+const struct icsim_yentry *icsim_yaml_get_fmt(const struct icsim_yfile *y, const char *fmt, int i)
+{
+  char key[256];
+  snprintf(key, sizeof key, fmt, i);
+  return icsim_yaml_get(y, key);
 }
 
 const char *case_get(const struct icsim_yfile *y, const char *fmt, int i)
