@@ -6,6 +6,9 @@
  *   recv CPU  = recv-overhead (+ payload / eager-copy-bandwidth for eager messages)
  *   wire      = route latency (+ one frame re-serialized per switch stage when switches store
  *               and forward); payload at link rate x payload/(payload + headers and padding)
+ *   eager push: an eager message leaves when it is sent, whether or not the receive is posted;
+ *               SimGrid starts it only at the receive, so the flight already behind it by then
+ *               (now - announced) comes off its latency.
  *   rendezvous (payload > eager-threshold): the sender waits for the receiver, and the data
  *               starts only after an RTS/CTS round trip of control frames over the same route,
  *               each paying the control-frame serialization and both sides' overheads; with
@@ -36,6 +39,7 @@ struct generic_params {
   double min_frame_B;
   double control_B;
   bool store_and_forward; /* switches receive a whole frame before sending it on */
+  bool eager_push;         /* eager data leaves at the send, not at the receive */
   bool rendezvous_finish;  /* a FIN follows the rendezvous data (RDMA write) */
   double reg_base_s, reg_page_s, reg_page_B;
   int reg_cache_entries;   /* 0 = no cache: every rendezvous registers */
@@ -50,6 +54,7 @@ struct generic_state {
   struct reg_cache *reg;             /* one per rank, grown on demand */
   int nreg;
   double eager_msgs, rendezvous_msgs, control_msgs, frames, wire_bytes;
+  double pushed_msgs; /* eager transfers whose receive was posted after they were sent */
   double registrations, registered_pages, registration_hits, shm_eager_msgs, shm_single_copy_msgs;
 };
 
