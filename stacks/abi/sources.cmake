@@ -1,0 +1,45 @@
+# abi: the MPI-Adaptor. The model (model.c, and the table of what each call converts) lives in the
+# core like every stack; the adaptor itself is a set of libraries a program built against another
+# MPI loads instead of that MPI, found through LD_LIBRARY_PATH set by `icsim run`:
+#   lib/abi/mpich/libmpich.so.12   MPICH ABI (integer handles), C
+#   lib/abi/ompi/libmpi.so.40      Open MPI ABI (pointer handles), C
+#   lib/libicsim_abi_loader.so     preloaded into smpirun's process: loads an ordinary executable
+# Their translation functions are generated from spec/ by gen_adaptor.py when CMake configures
+# (and again whenever the spec or the generator changes).
+set(abi_dir ${CMAKE_CURRENT_LIST_DIR})
+set(abi_gen ${CMAKE_BINARY_DIR}/stacks/abi/gen)
+file(MAKE_DIRECTORY ${abi_gen})
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+file(GLOB abi_spec_files ${abi_dir}/spec/*)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${abi_spec_files} ${abi_dir}/gen_adaptor.py)
+execute_process(COMMAND ${Python3_EXECUTABLE} ${abi_dir}/gen_adaptor.py ${abi_dir}/spec ${SMPI_INCLUDE}/smpi/smpi.h
+                        ${abi_gen}
+                RESULT_VARIABLE abi_gen_rc)
+if(NOT abi_gen_rc EQUAL 0)
+  message(FATAL_ERROR "stacks/abi: generating the adaptor from stacks/abi/spec failed (see above)")
+endif()
+
+set(STACK_SOURCES model.c)
+list(APPEND ICSIM_STACK_SOURCES ${abi_gen}/abi_calls.c)
+set(STACK_TESTS tests/test_abi.c tests/test_abi_e2e.c)
+
+set(abi_common ${abi_dir}/adaptor/bind.c ${abi_dir}/adaptor/handles.c ${abi_dir}/adaptor/values.c
+               ${abi_gen}/target_tables.c)
+function(abi_adaptor target abi libname soversion)
+  add_library(${target} SHARED ${abi_gen}/wrappers_${abi}.c ${abi_dir}/adaptor/${abi}.c ${abi_common} ${ARGN})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${libname} SOVERSION ${soversion}
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/abi/${abi} C_VISIBILITY_PRESET default)
+  target_include_directories(${target} PRIVATE ${abi_dir}/adaptor ${abi_gen})
+  set_source_files_properties(${abi_gen}/target_tables.c PROPERTIES INCLUDE_DIRECTORIES ${SMPI_INCLUDE_DIR})
+  target_compile_definitions(${target} PRIVATE ICSIM_LAYER_PATH="${CMAKE_BINARY_DIR}/lib/libicsim_mpi.so")
+  # -Bsymbolic: the adaptor's own calls stay inside it (it defines MPI_Send as the program sees it)
+  target_link_options(${target} PRIVATE -Wl,-Bsymbolic)
+  target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS})
+  target_compile_options(${target} PRIVATE -Wno-unused-parameter)
+endfunction()
+abi_adaptor(abi_mpich mpich mpich 12)
+if(EXISTS ${abi_gen}/wrappers_ompi.c)
+  abi_adaptor(abi_ompi ompi mpi 40)
+endif()
+add_library(icsim_abi_loader SHARED ${abi_dir}/adaptor/loader.c)
+target_link_libraries(icsim_abi_loader PRIVATE ${CMAKE_DL_LIBS})

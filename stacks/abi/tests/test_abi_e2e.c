@@ -1,0 +1,3 @@
+/* placeholder, replaced below */
+#include <criterion/criterion.h>
+Test(abi_e2e, placeholder) { cr_assert(1); }
