@@ -178,7 +178,9 @@ def gen_wrapper(fid, ret, name, params):
     rtype = RET[ret][0]
     decl = ", ".join(a[0] for a in args) or "void"
     ttypes = ", ".join(a[1] for a in args) or "void"
-    out = ["%s %s(%s)" % (rtype, name, decl), "{", "  enum { FID = %d };" % fid, "  abi_enter(FID);"]
+    out = ["%s %s(%s)" % (rtype, name, decl), "{", "  enum { FID = %d };" % fid,
+           "  ABI_CALLER(); /* who called: pointer ABIs give it its own copy of predefined objects */",
+           "  abi_enter(FID);"]
     for a in args:
         out += ["  " + p for p in a[2]]
     call = "((%s (*)(%s))abi_fn[FID])(%s)" % (rtype, ttypes, ", ".join(a[3] for a in args))
@@ -244,12 +246,15 @@ def main():
         # predefined handles: kind, name, value (an integer, or an object of this library)
         # pointer ABIs: the predefined objects programs refer to, with the size the real library gives
         # them (a program's copy relocation copies that many bytes); abi_ompi.h says what they hold
+        defined = set()
         for i, (kind, name, value, size) in enumerate(handles):
-            if size:
+            if size and value not in defined:  # two names may share an object (MPI_LONG_LONG and _INT)
+                defined.add(value)
                 t.append("ABI_DEFINE_OBJECT(%s, %s, %s, %d);" % (value, size, AK[kind], i))
         t.append("const struct abi_predef abi_predefs[] = {")
         for kind, name, value, size in handles:
-            t.append('  {%s, "%s", ABI_PREDEF_VALUE(%s)},' % (AK[kind], name, value))
+            t.append('  {%s, "%s", ABI_PREDEF_VALUE(%s), %s},' % (AK[kind], name, value,
+                                                               '"%s"' % value if size else "NULL"))
         t.append("};\nconst int abi_npredefs = %d;\n" % len(handles))
         missing = [c for c in CONSTS if c not in consts]
         if missing:

@@ -43,3 +43,32 @@ if(EXISTS ${abi_gen}/wrappers_ompi.c)
 endif()
 add_library(icsim_abi_loader SHARED ${abi_dir}/adaptor/loader.c)
 target_link_libraries(icsim_abi_loader PRIVATE ${CMAKE_DL_LIBS})
+
+# Our workloads built with the other MPIs' own compilers (Debian's mpicc.mpich, mpicc.openmpi,
+# mpif90.mpich): unchanged binaries the adaptor's tests and the sumimoto-adaptor case run, in
+# build/workloads/mpich/ and build/workloads/openmpi/. Skipped when that compiler is not installed.
+find_program(ABI_MPICC_MPICH mpicc.mpich)
+find_program(ABI_MPICC_OPENMPI mpicc.openmpi)
+find_program(ABI_MPIF90_MPICH mpif90.mpich)
+set(abi_wl ${CMAKE_SOURCE_DIR}/workloads)
+function(abi_foreign_workload mpi cc name)
+  set(out ${CMAKE_BINARY_DIR}/workloads/${mpi}/${name})
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/workloads/${mpi}
+    COMMAND ${cc} -O2 -Wno-stringop-overflow -I${abi_wl}/include -o ${out} ${ARGN} -lm
+    DEPENDS ${ARGN} ${abi_wl}/include/icsim_phase.h ${abi_wl}/npb/npb.h
+    WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
+    COMMENT "${mpi} build of ${name}")
+  add_custom_target(abi_${mpi}_${name} ALL DEPENDS ${out})
+endfunction()
+foreach(mpi mpich openmpi)
+  string(TOUPPER ${mpi} MPI)
+  if(ABI_MPICC_${MPI})
+    foreach(t osu_latency osu_bw)
+      abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} ${t} ${abi_wl}/osu/${t}.c ${abi_wl}/osu/osu_util.c)
+    endforeach()
+    foreach(k is cg)
+      abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} ${k} ${abi_wl}/npb/${k}.c ${abi_wl}/npb/npb.c)
+    endforeach()
+  endif()
+endforeach()

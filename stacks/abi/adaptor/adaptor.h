@@ -42,6 +42,7 @@ struct abi_predef {
   int kind;
   const char *name;
   intptr_t value;
+  const char *object; /* pointer ABIs: the data object the value is the address of */
 };
 
 /* Generated per ABI (wrappers_ABI.c). */
