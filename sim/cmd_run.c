@@ -181,7 +181,8 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     const char *pre = getenv("LD_PRELOAD");
     push(&env, &ne, "ICSIM_ABI=%s", program_abi_name(abi));
     if (abi == PROGRAM_ABI_MPICH)
-      push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/mpich/libmpich.so.12", ICSIM_LIBDIR);
+      push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/mpich/libmpich.so.12:%s/abi/mpich/libmpichfort.so.12", ICSIM_LIBDIR,
+           ICSIM_LIBDIR);
     else
       push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/ompi/libmpi.so.40", ICSIM_LIBDIR);
     push(&env, &ne, "LD_PRELOAD=%s/libicsim_abi_loader.so%s%s", ICSIM_LIBDIR, pre && *pre ? ":" : "",

@@ -86,7 +86,7 @@ static int elf_facts(FILE *f, const Elf64_Ehdr *eh, struct elf_facts *ef)
         ef->simgrid |= starts(lib, "libsimgrid.so");
         ef->layer |= starts(lib, "libicsim_mpi.so");
         ef->asan |= starts(lib, "libasan.so");
-        ef->mpich |= !strcmp(lib, "libmpich.so.12");
+        ef->mpich |= !strcmp(lib, "libmpich.so.12") || !strcmp(lib, "libmpichfort.so.12");
         ef->ompi |= !strcmp(lib, "libmpi.so.40");
         ef->ompi_fortran |= starts(lib, "libmpi_mpifh.so") || starts(lib, "libmpi_usempi");
         if (!ef->other_mpi[0] && (starts(lib, "libmpich") || starts(lib, "libmpi.so") || starts(lib, "libmpi_") ||

@@ -199,6 +199,58 @@ def gen_wrapper(fid, ret, name, params):
     return "\n".join(out), conv, dts
 
 
+# Fortran (MPICH ABI): every argument by reference, handles the same integers as in C, a status the
+# same five integers as C's MPI_Status; MPI_BOTTOM, MPI_IN_PLACE and MPI_STATUS(ES)_IGNORE are
+# addresses in the program's common blocks (fortran.c recognises them). Each entry point calls the
+# C entry point of libmpich.so.12, which converts and charges.
+F_DEREF = {"int": "int", "rank": "int", "tag": "int", "undef": "int", "keyval": "int", "assert": "int", "lock": "int",
+           "order": "int", "errorcode": "int", "aint": "MPI_Aint", "count": "MPI_Count", "offset": "MPI_Offset"}
+F_PTR = {"int_out": "int *", "undef_out": "int *", "compare_out": "int *", "rank_out": "int *",
+         "errorcode_out": "int *", "int_arr": "int *", "int_arr_out": "int *", "undef_arr_out": "int *",
+         "aint_out": "MPI_Aint *", "aint_arr": "MPI_Aint *", "aint_arr_out": "MPI_Aint *", "count_out": "MPI_Count *",
+         "status_in": "A_Status *"}
+F_SPECIAL = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick"}
+
+
+def f_arg(kind, name):
+    if kind in F_DEREF:
+        return "*(%s *)%s" % (F_DEREF[kind], name)
+    if kind in F_PTR:
+        return "(%s)%s" % (F_PTR[kind], name)
+    if kind in ("buf", "rbuf"):
+        return "abi_f_buf(%s, abi_caller_)" % name
+    if kind == "status_out":
+        return "abi_f_status(%s, abi_caller_)" % name
+    if kind == "status_arr":
+        return "abi_f_statuses(%s, abi_caller_)" % name
+    hk, mode = split_kind(kind)
+    if hk is None:
+        return None
+    return "*(int *)%s" % name if mode == "" else "(int *)%s" % name
+
+
+def gen_fortran(funcs, names, head):
+    t = [head, '#include "abi_mpich.h"', '#include "fortran.h"', ""]
+    done = set()
+    for ret, name, params, _ in funcs:
+        decl = ", ".join(gen_arg(k, n, a, name)[0] for (k, n, a) in params) or "void"
+        t.append("%s %s(%s);" % (RET[ret][0], name, decl))
+        if name in F_SPECIAL:
+            continue
+        call = [f_arg(k, a) for (k, n, a) in params]
+        if ret != "int" or None in call:
+            continue  # strings, C pointers: no Fortran binding here (the stub below stops the run)
+        fname = name.lower() + "_"
+        fargs = ", ".join(["void *%s" % a for (k, n, a) in params] + ["int *ierr"])
+        t.append("void %s(%s)\n{\n  ABI_CALLER();\n  int rc_ = %s(%s);\n  if (ierr)\n    *ierr = rc_;\n}"
+                 % (fname, fargs, name, ", ".join(call)))
+        done.add(name)
+    for n in names:
+        if n not in done and n not in F_SPECIAL:
+            t.append('void %s_(void) { abi_untranslated("%s (Fortran)"); }' % (n.lower(), n))
+    return "\n".join(t) + "\n"
+
+
 def write(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -271,6 +323,8 @@ def main():
         t += bodies
         t += stubs
         write(os.path.join(out_dir, "wrappers_%s.c" % abi), "\n".join(t) + "\n")
+
+    write(os.path.join(out_dir, "fortran_mpich.c"), gen_fortran(funcs, names, head))
 
     # SMPI's side, compiled against SimGrid's mpi.h.
     handle_names = sorted({h[1] for abi in ("mpich", "ompi") if os.path.exists(os.path.join(spec_dir, abi + ".abi"))

@@ -41,6 +41,13 @@ abi_adaptor(abi_mpich mpich mpich 12)
 if(EXISTS ${abi_gen}/wrappers_ompi.c)
   abi_adaptor(abi_ompi ompi mpi 40)
 endif()
+# MPICH's Fortran entry points: call the C adaptor (libmpich.so.12, loaded first by the loader).
+add_library(abi_mpichfort SHARED ${abi_gen}/fortran_mpich.c ${abi_dir}/adaptor/fortran.c)
+set_target_properties(abi_mpichfort PROPERTIES OUTPUT_NAME mpichfort SOVERSION 12
+                      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/abi/mpich)
+target_include_directories(abi_mpichfort PRIVATE ${abi_dir}/adaptor ${abi_gen})
+target_link_libraries(abi_mpichfort PRIVATE abi_mpich ${CMAKE_DL_LIBS})
+target_compile_options(abi_mpichfort PRIVATE -Wno-unused-parameter)
 add_library(icsim_abi_loader SHARED ${abi_dir}/adaptor/loader.c)
 target_link_libraries(icsim_abi_loader PRIVATE ${CMAKE_DL_LIBS})
 
@@ -72,3 +79,14 @@ foreach(mpi mpich openmpi)
     endforeach()
   endif()
 endforeach()
+# gfortran writes no module here (the program uses mpif.h or MPICH's installed mpi module)
+if(ABI_MPIF90_MPICH)
+  set(out ${CMAKE_BINARY_DIR}/workloads/mpich/osu_latency_f)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/workloads/mpich
+    COMMAND ${ABI_MPIF90_MPICH} -O2 -o ${out} ${abi_wl}/osu/osu_latency_f.f90
+    DEPENDS ${abi_wl}/osu/osu_latency_f.f90
+    WORKING_DIRECTORY ${CMAKE_BINARY_DIR}/workloads/mpich
+    COMMENT "mpich build of osu_latency_f")
+  add_custom_target(abi_mpich_osu_latency_f ALL DEPENDS ${out})
+endif()

@@ -81,7 +81,8 @@ static int nadaptor;
 /* The adaptor's libraries (ICSIM_ABI_LIBS, colon-separated paths), loaded before the first copy of
  * the program: the program's DT_NEEDED libmpich.so.12 then binds to the one already loaded with that
  * soname, whatever LD_LIBRARY_PATH says (smpirun puts the system's library folder first). Loaded
- * RTLD_LOCAL: their MPI_* stay out of the simulator's global scope. */
+ * RTLD_LOCAL: their MPI_* stay out of the simulator's global scope; RTLD_DEEPBIND: the Fortran
+ * library's calls reach the C adaptor, not SMPI's MPI_* of the global scope. */
 static void preload_adaptor(void)
 {
   static int done;
@@ -94,7 +95,7 @@ static void preload_adaptor(void)
     real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
   char *copy = strdup(libs);
   for (char *p = strtok(copy, ":"); p; p = strtok(NULL, ":"))
-    if (nadaptor < 4 && !(adaptor_handles[nadaptor++] = real_dlopen(p, RTLD_LAZY | RTLD_LOCAL))) {
+    if (nadaptor < 4 && !(adaptor_handles[nadaptor++] = real_dlopen(p, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND))) {
       nadaptor--;
       fprintf(stderr, "icsim: MPI adaptor: cannot load %s: %s\n", p, dlerror());
     }

@@ -67,6 +67,21 @@ static void latency_through_adaptor(const char *mpi)
 Test(abi_e2e, mpich_osu_latency_is_native_plus_one_send_per_trip) { latency_through_adaptor("mpich"); }
 Test(abi_e2e, openmpi_osu_latency_is_native_plus_one_send_per_trip) { latency_through_adaptor("openmpi"); }
 
+/* A Fortran program built with mpif90.mpich (mpif.h, MPICH's Fortran entry points) runs unchanged
+ * and times as its icsimff twin plus one send's conversions per one-way trip. */
+Test(abi_e2e, mpich_fortran_osu_latency_runs_unchanged)
+{
+  if (!have(WL "mpich/osu_latency_f"))
+    cr_skip_test("no mpif90.mpich");
+  char *native = icsim(0, RUN "-n 2 --place 2x1 " WL "osu_latency_f");
+  char *adapted = icsim(0, RUN "-n 2 --place 2x1 " WL "mpich/osu_latency_f");
+  double n = row_value(native, 8), a = row_value(adapted, 8);
+  cr_assert(n > 0 && a > 0, "%s\n%s", native, adapted);
+  cr_assert_lt(fabs((a - n) - SEND_COST_US), 0.0051, "Fortran: %.2f us through the adaptor, %.2f us native", a, n);
+  free(native);
+  free(adapted);
+}
+
 static void npb_through_adaptor(const char *mpi, const char *kernel)
 {
   char path[512], args[1024];
