@@ -134,6 +134,9 @@ def gen_arg(kind, n, name, fname):
         post = ["if (!abi_is_status_ignore(%s)) for (int i_ = 0; i_ < %s; i_++) abi_status_out(&%s[i_], &ts_%s[i_]);"
                 % (name, n, name, name), "abi_scratch_free(ts_%s);" % name]
         return ("A_Status *%s" % name, "t_status *", pre, "ts_%s" % name, post, 1, 0)
+    if kind == "user_fn":  # a user-defined op's function: SMPI calls a trampoline (ops.c)
+        pre = ["void *tf_%s = abi_op_trampoline((void *)%s, abi_op_caller_, FID);" % (name, name)]
+        return ("void *%s" % name, "void *", pre, "tf_%s" % name, [], 0, 0)
     hk, mode = split_kind(kind)
     if hk is None:
         die("%s: unknown kind '%s'" % (fname, kind))
@@ -181,6 +184,8 @@ def gen_wrapper(fid, ret, name, params):
     out = ["%s %s(%s)" % (rtype, name, decl), "{", "  enum { FID = %d };" % fid,
            "  ABI_CALLER(); /* who called: pointer ABIs give it its own copy of predefined objects */",
            "  abi_enter(FID);"]
+    if name == "MPI_Op_create":
+        out.append("  const void *abi_op_caller_ = __builtin_return_address(0);")
     for a in args:
         out += ["  " + p for p in a[2]]
     call = "((%s (*)(%s))abi_fn[FID])(%s)" % (rtype, ttypes, ", ".join(a[3] for a in args))
@@ -188,6 +193,10 @@ def gen_wrapper(fid, ret, name, params):
         out.append("  int rc_ = %s;" % call)
     else:
         out.append("  %s rc_ = %s;" % (rtype, call))
+    if name == "MPI_Op_create":
+        out.append("  abi_op_created(tf_function, rc_ == T_SUCCESS ? th_op : NULL);")
+    if name == "MPI_Op_free":
+        out.append("  if (rc_ == T_SUCCESS) abi_op_freed(th0_op);")
     for a in args:
         out += ["  " + p for p in a[4]]
     out.append("  abi_leave();")

@@ -85,6 +85,11 @@ void *abi_predef_target(int i, int fid);
 int abi_predef_of_target(int kind, void *t);
 const char *abi_kind_name(int kind);
 
+/* ops.c: user-defined ops (SMPI calls a trampoline that converts the datatype). */
+void *abi_op_trampoline(void *fn, const void *caller, int fid);
+void abi_op_created(void *trampoline, void *op);
+void abi_op_freed(void *op);
+
 /* values.c */
 int abi_rank_in(int r);
 int abi_rank_out(int r);

@@ -108,6 +108,24 @@ Test(abi_e2e, mpich_npb_is_and_cg_verify_as_native) {
 }
 Test(abi_e2e, openmpi_npb_is_verifies_as_native) { npb_through_adaptor("openmpi", "is"); }
 
+/* What the adaptor translates, checked by the program itself (tests/progs/abi_checks.c): user ops,
+ * MPI_IN_PLACE, statuses, MPI_PROC_NULL, MPI_UNDEFINED, null handles after frees, persistent
+ * requests, derived datatypes, communicators, groups, topologies, attributes, error classes. */
+static void checks(const char *mpi)
+{
+  char path[512], args[1024];
+  snprintf(path, sizeof path, WL "%s/abi_checks", mpi);
+  if (!have(path))
+    cr_skip_test("%s not built (no mpicc.%s)", path, mpi);
+  snprintf(args, sizeof args, RUN "-n 4 %s", path);
+  char *out = icsim(0, args);
+  cr_assert(strstr(out, "0 checks failed") && !strstr(out, "FAIL"), "%s", out);
+  free(out);
+}
+
+Test(abi_e2e, mpich_translation_checks) { checks("mpich"); }
+Test(abi_e2e, openmpi_translation_checks) { checks("openmpi"); }
+
 /* Debian's NetPIPE binaries: unchanged (same checksum), and their small-message latency (half a round
  * trip) agrees with our osu_latency on the same platform. */
 static void netpipe(const char *bin, const char *abi_words)
