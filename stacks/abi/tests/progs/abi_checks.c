@@ -116,10 +116,11 @@ int main(int argc, char **argv)
   /* communicators: split with MPI_UNDEFINED, compare, dup */
   MPI_Comm half, dup;
   MPI_Comm_split(MPI_COMM_WORLD, me == np - 1 ? MPI_UNDEFINED : me % 2, me, &half);
-  if (me == np - 1)
-    check(half == MPI_COMM_NULL, "split_undefined", "MPI_COMM_NULL");
-  else
+  int nulled = me == np - 1 ? half == MPI_COMM_NULL : half != MPI_COMM_NULL;
+  if (half != MPI_COMM_NULL)
     MPI_Comm_free(&half);
+  MPI_Allreduce(MPI_IN_PLACE, &nulled, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  check(nulled, "split_undefined", "MPI_COMM_NULL for the rank that gave MPI_UNDEFINED only");
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   int cmp = -1;
   MPI_Comm_compare(MPI_COMM_WORLD, dup, &cmp);
