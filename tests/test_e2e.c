@@ -149,9 +149,9 @@ Test(e2e, sumimoto_rtt_validates)
 Test(e2e, workloads_build_and_run_natively)
 {
   char *out;
-  if (run("command -v mpicc && command -v mpiexec", &out, 0) != 0) {
+  if (run("command -v mpicc.mpich && command -v mpiexec.mpich", &out, 0) != 0) {
     free(out);
-    cr_skip_test("mpicc/mpiexec not installed");
+    cr_skip_test("mpicc.mpich/mpiexec.mpich not installed");
   }
   free(out);
   char dir[] = "/tmp/icsim-native-XXXXXX", cmd[1024];
@@ -159,11 +159,11 @@ Test(e2e, workloads_build_and_run_natively)
   const char *progs[] = {"osu_latency", "osu_bw", "osu_bibw", "osu_mbw_mr", "osu_alltoall", "osu_allreduce",
                          "osu_msgrate"};
   for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
-    snprintf(cmd, sizeof cmd, "mpicc -O2 -o %s/%s " ICSIM_SRC "/workloads/osu/%s.c " ICSIM_SRC "/workloads/osu/osu_util.c",
+    snprintf(cmd, sizeof cmd, "mpicc.mpich -O2 -o %s/%s " ICSIM_SRC "/workloads/osu/%s.c " ICSIM_SRC "/workloads/osu/osu_util.c",
              dir, progs[i], progs[i]);
     cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
     free(out);
-    snprintf(cmd, sizeof cmd, "mpiexec -n 2 %s/%s -m 1:64 -i 2 -x 1", dir, progs[i]);
+    snprintf(cmd, sizeof cmd, "mpiexec.mpich -n 2 %s/%s -m 1:64 -i 2 -x 1", dir, progs[i]);
     cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
     cr_assert(row_value(out, 64) > 0, "%s printed:\n%s", progs[i], out);
     free(out);

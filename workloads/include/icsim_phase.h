@@ -7,7 +7,8 @@
  * Under `icsim run` (program built with icsimcc) the phase costs what the platform's compute
  * model says (core clock x ops-per-cycle against the socket's memory bandwidth), whatever this
  * machine's load, and the real loop is not timed. Built with plain smpicc the calls do nothing
- * and SMPI times the code as usual; built with mpicc they compile away.
+ * and SMPI times the code as usual; built with mpicc they do nothing natively, and run unchanged
+ * under icsim (the MPI adaptor, stacks/abi) they are charged as with icsimcc.
  *
  * Skeleton runs (scale studies): icsim_skeleton_ok() says whether the compute model is there to
  * charge phases whose loops the program skips; icsim_alloc_shared() then gives one set of pages
@@ -44,10 +45,25 @@ static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_p
 static inline void *icsim_alloc_shared(size_t bytes) { return SMPI_SHARED_MALLOC(bytes); }
 static inline void icsim_free_shared(void *p) { SMPI_SHARED_FREE(p); }
 #else
-#define ICSIM_PHASE_BEGIN() ((void)0)
-#define ICSIM_PHASE_END(ops, bytes) ((void)(ops), (void)(bytes))
-static inline double icsim_compute_seconds(void) { return 0; }
-static inline int icsim_skeleton_ok(void) { return 0; }
+/* Built with another MPI's mpicc: natively the hooks are absent (NULL) and the phases cost nothing
+ * extra; run unchanged under icsim, the MPI adaptor (stacks/abi) provides them, so the phases are
+ * charged from the compute model as in an icsimcc build. */
+void icsim_phase_begin(void) __attribute__((weak));
+void icsim_phase_end(double ops, double bytes) __attribute__((weak));
+double icsim_phase_seconds(void) __attribute__((weak));
+int icsim_phase_modeled(void) __attribute__((weak));
+#define ICSIM_PHASE_BEGIN()                                                                                           \
+  do {                                                                                                                \
+    if (icsim_phase_begin)                                                                                            \
+      icsim_phase_begin();                                                                                            \
+  } while (0)
+#define ICSIM_PHASE_END(ops, bytes)                                                                                   \
+  do {                                                                                                                \
+    if (icsim_phase_end)                                                                                              \
+      icsim_phase_end((double)(ops), (double)(bytes));                                                                \
+  } while (0)
+static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
+static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
 static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }
 static inline void icsim_free_shared(void *p) { free(p); }
 #endif
