@@ -178,15 +178,28 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     /* The adaptor stands in for the program's MPI library: its loader, preloaded into smpirun's
      * process, loads it before the program and lets SMPI load an ordinary executable
      * (stacks/abi/README.md). */
-    const char *pre = getenv("LD_PRELOAD");
     push(&env, &ne, "ICSIM_ABI=%s", program_abi_name(abi));
     if (abi == PROGRAM_ABI_MPICH)
       push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/mpich/libmpich.so.12:%s/abi/mpich/libmpichfort.so.12", ICSIM_LIBDIR,
            ICSIM_LIBDIR);
     else
       push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/ompi/libmpi.so.40", ICSIM_LIBDIR);
-    push(&env, &ne, "LD_PRELOAD=%s/libicsim_abi_loader.so%s%s", ICSIM_LIBDIR, pre && *pre ? ":" : "",
-         pre && *pre ? pre : "");
+  }
+  { /* what smpirun's process preloads: the clock shim (host timing off), the adaptor's loader,
+     * then whatever the caller preloads */
+    char preload[3 * PATH_MAX] = "";
+    const char *pre = getenv("LD_PRELOAD");
+#if !ICSIM_SANITIZED
+    if (!rq->host_timing)
+      snprintf(preload, sizeof preload, "%s/libicsim_clock.so", ICSIM_LIBDIR);
+#endif
+    if (abi != PROGRAM_ABI_ICSIM)
+      snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s/libicsim_abi_loader.so",
+               preload[0] ? ":" : "", ICSIM_LIBDIR);
+    if (pre && *pre)
+      snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "", pre);
+    if (preload[0])
+      push(&env, &ne, "LD_PRELOAD=%s", preload);
   }
   push(&argv, &na, "smpirun");
 #if ICSIM_SANITIZED
