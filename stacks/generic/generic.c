@@ -106,11 +106,8 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
     /* Eager push: the sender's NIC sends an eager message at once into buffers the receiving MPI
      * keeps posted; SimGrid starts the transfer only when the receive is posted, so the part of
      * the flight already behind the message by then is not paid again. */
-    double flown = q->msg && p->eager_push ? q->now_s - q->announced_s : 0;
-    if (flown > 0) {
-      c->latency_s = fmax(c->latency_s - flown, 1e-12);
+    if (p->eager_push && icsim_eager_push(q, c))
       s->pushed_msgs++;
-    }
   }
 }
 

@@ -109,13 +109,8 @@ static void skifch_wire(void *state, const struct icsim_wire_query *q, struct ic
   /* Eager push: the sender's adapter writes an eager message into the receiver's ring as soon
    * as it is sent, whether or not the receive is posted (SimGrid would start it only then): the
    * part of the flight already behind it when SimGrid starts the transfer is not paid again. */
-  if (q->msg && q->bytes <= s->p.mpi_eager_B) {
-    double flown = q->now_s - q->announced_s;
-    if (flown > 0) {
-      c->latency_s = fmax(c->latency_s - flown, 1e-12);
-      s->pushed_msgs++;
-    }
-  }
+  if (q->bytes <= s->p.mpi_eager_B && icsim_eager_push(q, c))
+    s->pushed_msgs++;
 }
 
 static double skifch_eager_limit(void *state) { return ((struct skifch_state *)state)->p.mpi_eager_B; }
