@@ -303,3 +303,20 @@ Test(e2e, host_timed_compute_follows_the_simulated_clock)
     free(out);
   }
 }
+
+/* `icsim calibrate-host` measures this machine (a chain of dependent additions, one per clock)
+ * and stores the rate where `run --host-timing on` finds it: a number of operations per second
+ * that any x86-64 core of the last twenty years falls within (0.5 to 10 GHz equivalent). */
+Test(e2e, calibrate_host_stores_this_machines_rate)
+{
+  char *out;
+  cr_assert_eq(run(ICSIM " calibrate-host", &out, 1), 0, "%s", out);
+  cr_assert(strstr(out, "scalar operations per second"), "%s", out);
+  free(out);
+  FILE *f = fopen(ICSIM_BUILD "/host-speed.txt", "r");
+  cr_assert(f, "no " ICSIM_BUILD "/host-speed.txt");
+  double h = 0;
+  cr_assert_eq(fscanf(f, "%lf", &h), 1);
+  fclose(f);
+  cr_assert(h > 0.5e9 && h < 10e9, "%g operations per second", h);
+}
