@@ -142,6 +142,8 @@ Test(validate_case, many_entries_load)
 Test(validate_case, claim_needs_a_bound)
 {
   expect_error("claim-without-bound.yaml", ":11:5: ", "claim 'far_above' has no bound", "'at-least' or 'at-most'", NULL);
+  expect_error("claim-empty-bounds.yaml", ":11:5: ", "at-least 2 is above at-most 1", NULL);
+  expect_error("claim-unknown-metric.yaml", ":14:11: ", "'b' is not a metric of this case", NULL);
 }
 
 /* A claim is the ratio of two metrics' simulated values at its x: 6 / 2 = 3 passes "at least 2"

@@ -90,13 +90,36 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
              "ranks, published and tolerance", y->path);
     return -1;
   }
-  for (int c = 0; case_get(y, "claims/%d/name", c); c++)
-    if (!case_get(y, "claims/%d/at-least", c) && !case_get(y, "claims/%d/at-most", c)) {
-      const struct icsim_yentry *e = icsim_yaml_get_fmt(y, "claims/%d/name", c);
+  for (int c = 0; case_get(y, "claims/%d/name", c); c++) {
+    const struct icsim_yentry *e = icsim_yaml_get_fmt(y, "claims/%d/name", c);
+    const char *name = case_get(y, "claims/%d/name", c);
+    const char *lo = case_get(y, "claims/%d/at-least", c), *hi = case_get(y, "claims/%d/at-most", c);
+    if (!lo && !hi) {
       snprintf(err, errlen, "%s:%d:%d: claim '%s' has no bound; give 'at-least' or 'at-most' (or both) for the "
-               "ratio of/over", y->path, e ? e->key_line : 1, e ? e->key_column : 1, case_get(y, "claims/%d/name", c));
+               "ratio of/over", y->path, e->key_line, e->key_column, name);
       return -1;
     }
+    if (lo && hi && strtod(lo, NULL) > strtod(hi, NULL)) {
+      snprintf(err, errlen, "%s:%d:%d: claim '%s': at-least %s is above at-most %s; no ratio could hold", y->path,
+               e->key_line, e->key_column, name, lo, hi);
+      return -1;
+    }
+    const char *side[2] = {"of", "over"};
+    for (int k = 0; k < 2; k++) {
+      char key[64];
+      snprintf(key, sizeof key, "claims/%%d/%s", side[k]);
+      const char *metric = case_get(y, key, c);
+      int found = 0;
+      for (int m = 0; !found && case_get(y, "metrics/%d/name", m); m++)
+        found = !strcmp(case_get(y, "metrics/%d/name", m), metric);
+      if (!found) {
+        const struct icsim_yentry *v = icsim_yaml_get_fmt(y, key, c);
+        snprintf(err, errlen, "%s:%d:%d: claim '%s': '%s' is not a metric of this case; name one of its metrics' "
+                 "'name' values", y->path, v->line, v->column, name, metric);
+        return -1;
+      }
+    }
+  }
   for (size_t i = 0; i < y->n; i++) {
     const struct icsim_yentry *e = &y->e[i];
     char xf[300];
