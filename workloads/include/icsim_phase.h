@@ -21,8 +21,9 @@
 
 #include <mpi.h>
 
-#if defined(SMPI_H) /* SimGrid's mpi.h: built with smpicc or icsimcc */
-/* Weak: present when the icsim MPI layer is linked (icsimcc), NULL with plain smpicc. */
+/* Weak: present when the icsim MPI layer is linked (icsimcc), or when a binary built with another
+ * MPI's mpicc runs unchanged under icsim (the MPI adaptor, stacks/abi, provides them); NULL with
+ * plain smpicc and natively, where the phases cost nothing extra. */
 void icsim_phase_begin(void) __attribute__((weak));
 void icsim_phase_end(double ops, double bytes) __attribute__((weak));
 double icsim_phase_seconds(void) __attribute__((weak));
@@ -42,28 +43,11 @@ int icsim_phase_modeled(void) __attribute__((weak));
 static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
 /* 1 when a compute model charges the phases (the program runs under `icsim run`). */
 static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
+
+#if defined(SMPI_H) /* SimGrid's mpi.h (smpicc, icsimcc): one set of pages for all simulated ranks */
 static inline void *icsim_alloc_shared(size_t bytes) { return SMPI_SHARED_MALLOC(bytes); }
 static inline void icsim_free_shared(void *p) { SMPI_SHARED_FREE(p); }
 #else
-/* Built with another MPI's mpicc: natively the hooks are absent (NULL) and the phases cost nothing
- * extra; run unchanged under icsim, the MPI adaptor (stacks/abi) provides them, so the phases are
- * charged from the compute model as in an icsimcc build. */
-void icsim_phase_begin(void) __attribute__((weak));
-void icsim_phase_end(double ops, double bytes) __attribute__((weak));
-double icsim_phase_seconds(void) __attribute__((weak));
-int icsim_phase_modeled(void) __attribute__((weak));
-#define ICSIM_PHASE_BEGIN()                                                                                           \
-  do {                                                                                                                \
-    if (icsim_phase_begin)                                                                                            \
-      icsim_phase_begin();                                                                                            \
-  } while (0)
-#define ICSIM_PHASE_END(ops, bytes)                                                                                   \
-  do {                                                                                                                \
-    if (icsim_phase_end)                                                                                              \
-      icsim_phase_end((double)(ops), (double)(bytes));                                                                \
-  } while (0)
-static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
-static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
 static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }
 static inline void icsim_free_shared(void *p) { free(p); }
 #endif
