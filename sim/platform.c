@@ -390,6 +390,14 @@ static int check_consistency(struct icsim_platform *pf, const struct icsim_yfile
                own[i].key, topo_names[own[i].topology], topo);
       return blame(pf, y, own[i].key, msg, err, errlen);
     }
+  if (pf->mpi.alltoall_long_batched_min_ppn > 0 &&
+      pf->mpi.alltoall_long_batched_max_ppn < pf->mpi.alltoall_long_batched_min_ppn) {
+    snprintf(msg, sizeof msg,
+             "mpi/alltoall-long-batched-max-ppn (%d) is below mpi/alltoall-long-batched-min-ppn (%d): the range is "
+             "empty; set the max to at least the min",
+             pf->mpi.alltoall_long_batched_max_ppn, pf->mpi.alltoall_long_batched_min_ppn);
+    return blame(pf, y, "mpi/alltoall-long-batched-max-ppn", msg, err, errlen);
+  }
   if (p->topology == ICSIM_TOPO_TORUS3D) {
     if (parse_dims(p->torus_dims, pf->dims))
       return blame(pf, y, "network/torus-dims",

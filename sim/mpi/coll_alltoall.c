@@ -7,7 +7,10 @@
  *              Isend with scattered peers (receive from me + i, send to me - i), a Waitall per
  *              batch (n (n - 1) messages);
  *              longer: pairwise exchange, n - 1 Sendrecv steps with peer me ^ i when n is a power
- *              of two, else sending to me + i and receiving from me - i.
+ *              of two, else sending to me + i and receiving from me - i; or, where the platform
+ *              says its MPI does so (MVAPICH2's per-ppn tables), the batched exchange when every
+ *              node holds the same number of the communicator's processes and that number is in
+ *              mpi/alltoall-long-batched-{min,max}-ppn.
  *   alltoallv  the batched Isend/Irecv exchange, empty blocks skipped (MPICH's MPIR_Alltoallv_intra).
  *   alltoallw  pairwise exchange (me + i / me - i), empty blocks included.
  *   in place   (MPI_IN_PLACE as send buffer, any of the three) pairwise exchange: the blocks to send
@@ -177,6 +180,44 @@ static void blocks_free(struct blocks *b)
 
 static const struct icsim_mpi_select *selection(void) { return &icsim_runtime_get()->pf.mpi; }
 
+static int by_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* Processes of C's communicator on each node it spans, when every such node holds the same number
+ * (MVAPICH2's "uniform" communicator), else 0. Asked only for long blocks, on a platform whose
+ * selection depends on it. */
+static int uniform_ppn(const struct icsim_coll *c)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  int n = c->n;
+  int *mine = malloc((size_t)n * 2 * sizeof *mine), *world = mine + n;
+  MPI_Group g, wg;
+  PMPI_Comm_group(c->comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  for (int i = 0; i < n; i++)
+    mine[i] = i;
+  PMPI_Group_translate_ranks(g, n, mine, wg, world);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  for (int i = 0; i < n; i++)
+    world[i] = world[i] == MPI_UNDEFINED ? -1 : rt->rank_host[world[i]] / rt->pf.p.sockets;
+  qsort(world, (size_t)n, sizeof *world, by_int);
+  int ppn = 0, run = 1;
+  for (int i = 1; i <= n; i++) {
+    if (i < n && world[i] == world[i - 1]) {
+      run++;
+      continue;
+    }
+    if (ppn && run != ppn) {
+      ppn = 0;
+      break;
+    }
+    ppn = run;
+    run = 1;
+  }
+  free(mine);
+  return ppn;
+}
+
 int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype)
 {
@@ -208,7 +249,9 @@ int icsim_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI
   }
   struct side s = side_of(&sb, n, sbuf, NULL, NULL, stype, scount);
   const struct icsim_mpi_select *sel = selection();
-  switch (icsim_select_alltoall(sel, (size_t)scount * icsim_coll_size(stype), n)) {
+  size_t block = (size_t)scount * icsim_coll_size(stype);
+  int ppn = block > sel->alltoall_medium_B && sel->alltoall_long_batched_min_ppn > 0 ? uniform_ppn(c) : 0;
+  switch (icsim_select_alltoall_ppn(sel, block, n, ppn)) {
   case ICSIM_ALLTOALL_BRUCK: rc = bruck(c, s.buf, scount, stype, r.buf, rcount, rtype); break;
   case ICSIM_ALLTOALL_ISEND_IRECV: rc = batched(c, &s, &r, sel->alltoall_throttle, 0); break;
   default: rc = pairwise(c, &s, &r, (n & (n - 1)) == 0); break;

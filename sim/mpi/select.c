@@ -32,6 +32,19 @@ const struct icsim_param_desc icsim_mpi_select_table[] = {
     {"mpi/alltoall-min-procs", ICSIM_P_INT, 0, 1, 1 << 30, "8", "spec",
      "all-to-all: fewest processes for Bruck's algorithm (hard-coded 8 in MPICH 3.2 MPIR_Alltoall_intra)", NULL,
      F(alltoall_min_procs)},
+    {"mpi/alltoall-long-batched-min-ppn", ICSIM_P_INT, 0, 0, 1 << 30, "0", "spec",
+     "all-to-all, blocks above mpi/alltoall-medium-msg-size: batched Isend/Irecv (mpi/alltoall-throttle) instead "
+     "of the pairwise exchange when every node of the communicator holds the same number of its processes and "
+     "that number is within [this, mpi/alltoall-long-batched-max-ppn] (MVAPICH2's per-ppn tuning tables pick "
+     "Scatter_dest there); 0 = never (MPICH: always pairwise)",
+     NULL, F(alltoall_long_batched_min_ppn)},
+    {"mpi/alltoall-long-batched-max-ppn", ICSIM_P_INT, 0, 0, 1 << 30, "0", "spec",
+     "upper end of the processes-per-node range of mpi/alltoall-long-batched-min-ppn", NULL,
+     F(alltoall_long_batched_max_ppn)},
+    {"mpi/alltoall-long-batched-min-procs", ICSIM_P_INT, 0, 1, 1 << 30, "1", "spec",
+     "fewest processes for the batched exchange of long blocks (MVAPICH2's tables keep pairwise on their "
+     "smallest rows)",
+     NULL, F(alltoall_long_batched_min_procs)},
     {"mpi/allgather-short-msg-size", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, BIG, "80KiB", "spec",
      "all-gather(v), n not a power of two: Bruck's algorithm while the gathered total is < this, ring above "
      "(MPICH 3.2 MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE = 81920)",
@@ -72,6 +85,7 @@ void icsim_mpi_select_defaults(struct icsim_mpi_select *s)
       .alltoall_medium_B = 32 * KIB,
       .alltoall_throttle = 32,
       .alltoall_min_procs = 8,
+      .alltoall_long_batched_min_procs = 1,
       .allgather_short_B = 80 * KIB,
       .allgather_long_B = 512 * KIB,
       .bcast_short_B = 12 * KIB,
@@ -116,9 +130,20 @@ const char *icsim_coll_algo_name(enum icsim_coll_algo a)
 /* MPIR_Alltoall_intra (the in-place form is always pairwise: decided by the caller). */
 enum icsim_coll_algo icsim_select_alltoall(const struct icsim_mpi_select *s, size_t block_bytes, int n)
 {
+  return icsim_select_alltoall_ppn(s, block_bytes, n, 0);
+}
+
+/* The same, knowing the communicator's processes per node (PPN, 0 when nodes hold different
+ * numbers): MVAPICH2 picks its algorithm from one tuning table per ppn, and for the long blocks
+ * of some ppn its tables name Scatter_dest (the batched exchange), not pairwise. */
+enum icsim_coll_algo icsim_select_alltoall_ppn(const struct icsim_mpi_select *s, size_t block_bytes, int n, int ppn)
+{
   if ((double)block_bytes <= s->alltoall_short_B && n >= s->alltoall_min_procs)
     return ICSIM_ALLTOALL_BRUCK;
   if ((double)block_bytes <= s->alltoall_medium_B)
+    return ICSIM_ALLTOALL_ISEND_IRECV;
+  if (ppn > 0 && s->alltoall_long_batched_min_ppn > 0 && ppn >= s->alltoall_long_batched_min_ppn &&
+      ppn <= s->alltoall_long_batched_max_ppn && n >= s->alltoall_long_batched_min_procs)
     return ICSIM_ALLTOALL_ISEND_IRECV;
   return ICSIM_ALLTOALL_PAIRWISE;
 }

@@ -15,6 +15,7 @@
 struct icsim_mpi_select {
   double alltoall_short_B, alltoall_medium_B;
   int alltoall_throttle, alltoall_min_procs;
+  int alltoall_long_batched_min_ppn, alltoall_long_batched_max_ppn, alltoall_long_batched_min_procs;
   double allgather_short_B, allgather_long_B;
   double bcast_short_B, bcast_long_B;
   int bcast_min_procs;
@@ -50,6 +51,8 @@ const char *icsim_coll_algo_name(enum icsim_coll_algo a);
 /* The decisions. BYTES are payload bytes (count x type size); N the communicator size;
  * BUILTIN whether the op is a predefined one (MPICH splits vectors only for those). */
 enum icsim_coll_algo icsim_select_alltoall(const struct icsim_mpi_select *s, size_t block_bytes, int n);
+/* PPN: processes of the communicator on each of its nodes when all hold the same number, else 0. */
+enum icsim_coll_algo icsim_select_alltoall_ppn(const struct icsim_mpi_select *s, size_t block_bytes, int n, int ppn);
 enum icsim_coll_algo icsim_select_allgather(const struct icsim_mpi_select *s, size_t total_bytes, int n);
 enum icsim_coll_algo icsim_select_bcast(const struct icsim_mpi_select *s, size_t bytes, int n);
 enum icsim_coll_algo icsim_select_allreduce(const struct icsim_mpi_select *s, size_t bytes, int count, int n,
