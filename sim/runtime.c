@@ -326,19 +326,25 @@ int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
 double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, double nominal,
                                       int n)
 {
-  for (int i = rt->pf.nlayers - 1; i >= 0; i--)
-    if (rt->pf.layer[i]->channel_capacity) {
-      double v = rt->pf.layer[i]->channel_capacity(rt->state[i], link, nominal, n);
-      if (v >= 0)
-        return v;
+  double v = -1;
+  for (int i = rt->pf.nlayers - 1; i >= 0 && v < 0; i--)
+    if (rt->pf.layer[i]->channel_capacity)
+      v = rt->pf.layer[i]->channel_capacity(rt->state[i], link, nominal, n);
+  /* flows that cannot go faster than whoever moves them: n of them never take more than n x that */
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    if (rt->pf.layer[i]->channel_flow_limit) {
+      double r = rt->pf.layer[i]->channel_flow_limit(rt->state[i], link);
+      if (r > 0)
+        v = fmin(v < 0 ? nominal : v, n * r);
     }
-  return -1;
+  return v;
 }
 
 int icsim_runtime_models_channels(const struct icsim_runtime *rt)
 {
   for (int i = 0; i < rt->pf.nlayers; i++)
-    if (rt->pf.layer[i]->channel_capacity)
+    if (rt->pf.layer[i]->channel_capacity ||
+        (rt->pf.layer[i]->channel_flow_limit && rt->pf.layer[i]->channel_flow_limit(rt->state[i], NULL) > 0))
       return 1;
   return 0;
 }

@@ -145,6 +145,11 @@ struct icsim_stack_ops {
    * link bandwidth, so the adapter raises it to this peak; channel_capacity still gets the
    * platform's nominal value. May be NULL. */
   double (*channel_peak)(void *state, const struct icsim_link *link);
+  /* Fastest rate one transfer on LINK can flow because of who moves it (e.g. one core doing a
+   * copy), whatever the channel could give; <= 0: no such limit. The solver then sees LINK's
+   * capacity for n flows capped at n times this. LINK NULL asks whether the stack limits flows
+   * on any link of this platform (> 0: yes). Keep it cheap. May be NULL. */
+  double (*channel_flow_limit)(void *state, const struct icsim_link *link);
 
   /* Fill up to MAX counters, return how many. May be NULL. */
   size_t (*counters)(void *state, struct icsim_counter *out, size_t max);

@@ -248,6 +248,32 @@ Test(e2e, adapter_three_connections_closed_form)
   free(out);
 }
 
+/* Inside a node a message above the shared-memory eager threshold is the receiver's core copying
+ * it (CMA): the transfer flows no faster than generic/shm-copy-bandwidth, however fast the memory
+ * channels are. Halving that rate from 1 to 0.5 GB/s must lengthen osu_latency's one-way 1 MB time
+ * by exactly 1048576 B x (1/0.5 - 1/1) ns/B = 1048.6 us: everything else (handshake through the
+ * ring, latency) is the same in both runs. */
+Test(e2e, single_copy_inside_a_node_runs_at_one_core)
+{
+  double t[2];
+  const char *rates[2] = {"1GBps", "0.5GBps"};
+  for (int k = 0; k < 2; k++) {
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd,
+             ICSIM " run -p %s -n 2 --place 1x2 --host-timing off --set generic/shm-copy-bandwidth=%s "
+                   "%s/osu_latency -m 1048576:1048576",
+             ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml", rates[k], ICSIM_BUILD "/workloads");
+    cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+    const char *row = strstr(out, "\n1048576 ");
+    cr_assert(row && sscanf(row + 1, "%*d %lf", &t[k]) == 1, "%s", out);
+    free(out);
+  }
+  double diff = t[1] - t[0], expect = 1048576 * (1 / 0.5e9 - 1 / 1e9) * 1e6;
+  printf("1 MB inside a node: %.2f us at 1 GB/s, %.2f us at 0.5 GB/s; difference %.2f us, closed form %.2f us\n", t[0],
+         t[1], diff, expect);
+  cr_assert(fabs(diff - expect) < 0.01 * expect, "difference %.2f us, expected %.2f us", diff, expect);
+}
+
 /* The contention study's tools run and print what they promise. */
 Test(e2e, contention_benchmark_and_place)
 {

@@ -50,8 +50,9 @@ static const struct icsim_param_desc generic_params_table[] = {
      "inside a node: largest message copied twice through the shared ring; larger ones take an RTS/CTS and one "
      "copy by the receiver", NULL, F(shm_eager_B)},
     {"generic/shm-copy-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
-     "one core copying a message into or out of the shared ring; 0 = the platform's plain channel "
-     "(nodes/shm-instructions per message, no protocol)", NULL, F(shm_copy_bw_Bps)},
+     "one core copying a message: into or out of the shared ring (eager), or the receiver's single copy from the "
+     "sender's buffer (larger messages: such a transfer flows no faster, whatever the memory channels allow); "
+     "0 = the platform's plain channel (nodes/shm-instructions per message, no protocol, no limit)", NULL, F(shm_copy_bw_Bps)},
 };
 
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames)
@@ -110,6 +111,19 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
       s->pushed_msgs++;
   }
 }
+
+/* Inside a node, a message above the shared-memory eager threshold is copied once by the
+ * receiver's core (CMA's process_vm_readv): that transfer flows no faster than one core copies,
+ * however fast the node's memory channels could go. Memory links carry only transfers inside a
+ * node (between nodes the adapter's DMA crosses no modelled memory link). */
+double generic_flow_limit(const struct generic_state *s, const struct icsim_link *link)
+{
+  if (s->p.shm_copy_bw_Bps <= 0 || (link && link->kind != ICSIM_LINK_MEMORY))
+    return -1;
+  return s->p.shm_copy_bw_Bps;
+}
+
+static double generic_flow_limit_cb(void *state, const struct icsim_link *link) { return generic_flow_limit(state, link); }
 
 static int generic_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
                           size_t errlen)
@@ -241,6 +255,7 @@ const struct icsim_stack_ops generic_stack = {
     .send_cpu = generic_send_cpu,
     .recv_cpu = generic_recv_cpu,
     .intra_node_cpu = generic_intra_node_cb,
+    .channel_flow_limit = generic_flow_limit_cb,
     .wire = generic_wire_cb,
     .eager_limit_bytes = generic_eager_limit,
     .counters = generic_counters,

@@ -62,6 +62,9 @@ struct generic_state {
 double generic_register(struct generic_state *s, int rank, const void *buf, size_t len);
 /* The shared-memory channel's CPU on each side for a message inside a node. */
 void generic_intra_node(struct generic_state *s, const struct icsim_msg *m, double *send_s, double *recv_s);
+/* Fastest rate of one transfer on LINK (a memory link: one core's copy), <= 0 none; LINK NULL:
+ * whether any link is limited. */
+double generic_flow_limit(const struct generic_state *s, const struct icsim_link *link);
 
 /* Pure helpers, exported for the unit tests. */
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames);

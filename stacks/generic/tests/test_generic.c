@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "generic.h"
+#include "platform.h"
 #include "registration.h"
 
 static struct generic_state gige(void)
@@ -192,4 +193,18 @@ Test(generic, eager_push_takes_off_the_flight_already_flown)
   c = (struct icsim_wire_cost){q.route_latency_s, q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   cr_assert_float_eq(c.latency_s, full, 1e-12);
+}
+
+/* One core's copy rate limits transfers on memory links only (inside a node), and only when
+ * the platform gives one. */
+Test(generic, flow_limit_on_memory_links_only)
+{
+  struct generic_state s = gige();
+  struct icsim_link mem = {.kind = ICSIM_LINK_MEMORY}, net = {.kind = ICSIM_LINK_NETWORK};
+  cr_assert_leq(generic_flow_limit(&s, NULL), 0);
+  cr_assert_leq(generic_flow_limit(&s, &mem), 0);
+  s.p.shm_copy_bw_Bps = 9.28e9;
+  cr_assert_float_eq(generic_flow_limit(&s, NULL), 9.28e9, 1);
+  cr_assert_float_eq(generic_flow_limit(&s, &mem), 9.28e9, 1);
+  cr_assert_leq(generic_flow_limit(&s, &net), 0);
 }
