@@ -176,11 +176,11 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
   std::vector<sg4::Link*> up(pf->nlinks), down(pf->nlinks);
   bool channels = icsim_runtime_models_channels(rt);
   /* A stack that models sharing gets each channel's capacity as a function of its sharers. */
-  auto nonlinear = [channels](sg4::Link* link, const icsim_link* l) {
+  auto nonlinear = [channels](sg4::Link* link, const icsim_link* l, int up) {
     if (!channels || l->sharing == ICSIM_FATPIPE)
       return;
-    link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [l](double capacity, int n) {
-      double v = icsim_runtime_channel_capacity(icsim_runtime_get(), l, l->bw_Bps, n);
+    link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [l, up](double capacity, int n) {
+      double v = icsim_runtime_channel_capacity(icsim_runtime_get(), l, up, l->bw_Bps, n);
       return v < 0 ? capacity : v;
     });
   };
@@ -189,8 +189,8 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     if (l->sharing == ICSIM_SPLITDUPLEX) {
       sg4::SplitDuplexLink* sd = zone->create_split_duplex_link(l->name, icsim_runtime_channel_peak(rt, l));
       sd->set_latency(l->lat_s);
-      nonlinear(sd->get_link_up(), l);
-      nonlinear(sd->get_link_down(), l);
+      nonlinear(sd->get_link_up(), l, 1);
+      nonlinear(sd->get_link_down(), l, 0);
       sd->seal();
       up[i] = sd->get_link_up();
       down[i] = sd->get_link_down();
@@ -198,7 +198,7 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
       auto* link = zone->create_link(l->name, icsim_runtime_channel_peak(rt, l))->set_latency(l->lat_s);
       link->set_sharing_policy(l->sharing == ICSIM_FATPIPE ? sg4::Link::SharingPolicy::FATPIPE
                                                            : sg4::Link::SharingPolicy::SHARED);
-      nonlinear(link, l);
+      nonlinear(link, l, 1);
       link->seal();
       up[i] = down[i] = link;
     }

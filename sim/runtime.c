@@ -323,13 +323,13 @@ int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
 
 /* Node layers (listed below the network stack) know the node's channels best: asked first, from
  * the bottom up; the first non-negative answer wins. */
-double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, double nominal,
+double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, int up, double nominal,
                                       int n)
 {
   double v = -1;
   for (int i = rt->pf.nlayers - 1; i >= 0 && v < 0; i--)
     if (rt->pf.layer[i]->channel_capacity)
-      v = rt->pf.layer[i]->channel_capacity(rt->state[i], link, nominal, n);
+      v = rt->pf.layer[i]->channel_capacity(rt->state[i], link, up, nominal, n);
   /* flows that cannot go faster than whoever moves them: n of them never take more than n x that */
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->channel_flow_limit) {
@@ -343,7 +343,7 @@ double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct ics
 int icsim_runtime_models_channels(const struct icsim_runtime *rt)
 {
   for (int i = 0; i < rt->pf.nlayers; i++)
-    if (rt->pf.layer[i]->channel_capacity ||
+    if ((rt->pf.layer[i]->channel_capacity && rt->pf.layer[i]->channel_capacity(rt->state[i], NULL, 1, 0, 0) >= 0) ||
         (rt->pf.layer[i]->channel_flow_limit && rt->pf.layer[i]->channel_flow_limit(rt->state[i], NULL) > 0))
       return 1;
   return 0;

@@ -82,7 +82,7 @@ void icsim_runtime_internal_leave(struct icsim_runtime *rt);
 
 /* Channel capacity for N sharers from the composing stack, else the network stack; negative
  * when neither models it. */
-double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, double nominal,
+double icsim_runtime_channel_capacity(struct icsim_runtime *rt, const struct icsim_link *link, int up, double nominal,
                                       int n);
 int icsim_runtime_models_channels(const struct icsim_runtime *rt);
 /* Bandwidth SimGrid should give LINK: its nominal one, or a stack's higher peak. */

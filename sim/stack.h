@@ -135,11 +135,13 @@ struct icsim_stack_ops {
    * ones hold the sender until the receive is matched (rendezvous). NULL: never rendezvous. */
   double (*eager_limit_bytes)(void *state);
 
-  /* Aggregate rate (B/s) that channel LINK delivers when N transfers share it; NOMINAL is the
-   * link's bandwidth. NULL, or a negative answer: SimGrid's fair sharing of NOMINAL. Called by
-   * SimGrid's solver (keep it cheap); lets a stack make sharing non-linear (memory controllers,
-   * QPI, a shared NIC). */
-  double (*channel_capacity)(void *state, const struct icsim_link *link, double nominal, int n);
+  /* Aggregate rate (B/s) that channel LINK delivers in direction UP (1: away from its node, or a
+   * shared link; 0: toward its node, e.g. a switch's output port) when N transfers share it;
+   * NOMINAL is the link's bandwidth. NULL, or a negative answer: SimGrid's fair sharing of
+   * NOMINAL. Called by SimGrid's solver (keep it cheap); lets a stack make sharing non-linear
+   * (memory controllers, QPI, a shared NIC, a switch's blocked ports). LINK NULL asks whether the
+   * stack shapes any link of this platform (negative: none, so SimGrid keeps plain sharing). */
+  double (*channel_capacity)(void *state, const struct icsim_link *link, int up, double nominal, int n);
   /* Fastest rate one transfer can reach on LINK (e.g. a copy that stays in the cache), when it
    * exceeds the link's nominal bandwidth; <= 0 otherwise. SimGrid bounds each transfer by the
    * link bandwidth, so the adapter raises it to this peak; channel_capacity still gets the

@@ -2,6 +2,7 @@
 #include "generic.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "platform.h"
@@ -46,6 +47,12 @@ static const struct icsim_param_desc generic_params_table[] = {
     {"generic/registration-cache-entries", ICSIM_P_INT, 0, 0, 1 << 24, "0", "assumed",
      "registrations each rank keeps for reuse (least recently used evicted); 0 = no cache, every rendezvous "
      "registers", NULL, F(reg_cache_entries)},
+    {"generic/pause-frames", ICSIM_P_BOOL, 0, 0, 0, "false", "assumed",
+     "the switch's ports pause their senders (IEEE 802.3x PAUSE) rather than drop frames: nothing is lost, and "
+     "an output port fed by k sources that also send elsewhere delivers sat(k) of its link (head-of-line "
+     "blocking of FIFO input queues, Karol, Hluchyj and Morgan 1987: 0.75 for 2, 0.6184 for 8); star and fat "
+     "tree only; false = an ideal output-queued switch (fair sharing)",
+     NULL, F(pause_frames)},
     {"generic/shm-eager-threshold", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "0B", "assumed",
      "inside a node: largest message copied twice through the shared ring; larger ones take an RTS/CTS and one "
      "copy by the receiver", NULL, F(shm_eager_B)},
@@ -80,6 +87,8 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
 {
   const struct generic_params *p = &s->p;
   if (q->network_hops > 0) {
+    if (p->pause_frames && q->id) /* transfer_done ends it (ids only: SMPI's own have no end report) */
+      pause_transfer_start(&s->ports, q->src_node, q->dst_node);
     double frames;
     double moved = q->bytes + q->envelope_bytes;
     double wire = generic_wire_bytes(p, moved, &frames);
@@ -128,14 +137,64 @@ static double generic_flow_limit_cb(void *state, const struct icsim_link *link) 
 static int generic_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
                           size_t errlen)
 {
-  (void)err;
-  (void)errlen;
   struct generic_state *s = calloc(1, sizeof *s);
   icsim_params_fill(ps, generic_params_table, sizeof generic_params_table / sizeof generic_params_table[0], &s->p);
   s->clock_Hz = pf->p.clock_Hz;
   s->shm_instructions = pf->p.shm_instructions;
+  s->pf = pf;
+  s->sockets = pf->p.sockets;
+  s->first_adapter_link = icsim_adapter_link(pf, 0);
+  if (s->p.pause_frames) {
+    if (s->first_adapter_link < 0) {
+      const struct icsim_pval *v = icsim_params_find(ps, "generic/pause-frames");
+      snprintf(err, errlen,
+               "%s: generic/pause-frames models the output ports of a switch: it needs network/topology star or "
+               "fat-tree2 (this platform's nodes have several links each); remove it or change the topology",
+               v && v->where ? v->where : pf->path);
+      free(s);
+      return -1;
+    }
+    if (pause_ports_init(&s->ports, pf->p.nodes)) {
+      snprintf(err, errlen, "generic/pause-frames: out of memory for %d nodes", pf->p.nodes);
+      pause_ports_free(&s->ports);
+      free(s);
+      return -1;
+    }
+  }
   *state = s;
   return 0;
+}
+
+double generic_port_capacity(struct generic_state *s, const struct icsim_link *link, int up, double nominal)
+{
+  if (!s->p.pause_frames)
+    return -1;
+  if (!link)
+    return 0; /* shapes the switch's output ports */
+  if (up || link->kind != ICSIM_LINK_NETWORK)
+    return -1;
+  long node = (link - s->pf->links) - s->first_adapter_link;
+  if (node < 0 || node >= s->ports.nodes)
+    return -1;
+  int k = pause_contending_sources(&s->ports, (int)node);
+  if (k < 2)
+    return -1;
+  s->blocked_solves++;
+  return nominal * pause_hol_throughput(k);
+}
+
+static double generic_channel_capacity(void *state, const struct icsim_link *link, int up, double nominal, int n)
+{
+  (void)n; /* what matters is who feeds the port, not how many flows */
+  return generic_port_capacity(state, link, up, nominal);
+}
+
+static void generic_transfer_done(void *state, const struct icsim_transfer *t, double now)
+{
+  (void)now;
+  struct generic_state *s = state;
+  if (s->p.pause_frames)
+    pause_transfer_end(&s->ports, t->src_host / s->sockets, t->dst_host / s->sockets);
 }
 
 static void generic_destroy(void *state)
@@ -144,6 +203,7 @@ static void generic_destroy(void *state)
   for (int i = 0; i < s->nreg; i++)
     reg_cache_free(&s->reg[i]);
   free(s->reg);
+  pause_ports_free(&s->ports);
   free(s);
 }
 
@@ -239,7 +299,8 @@ static size_t generic_counters(void *state, struct icsim_counter *out, size_t ma
                               {"registered_pages", "pages", s->registered_pages},
                               {"registration_cache_hits", "uses", s->registration_hits},
                               {"shm_eager_messages", "messages", s->shm_eager_msgs},
-                              {"shm_single_copy_messages", "messages", s->shm_single_copy_msgs}};
+                              {"shm_single_copy_messages", "messages", s->shm_single_copy_msgs},
+                              {"hol_blocked_port_solves", "solver evaluations", s->blocked_solves}};
   return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
@@ -255,6 +316,8 @@ const struct icsim_stack_ops generic_stack = {
     .send_cpu = generic_send_cpu,
     .recv_cpu = generic_recv_cpu,
     .intra_node_cpu = generic_intra_node_cb,
+    .channel_capacity = generic_channel_capacity,
+    .transfer_done = generic_transfer_done,
     .channel_flow_limit = generic_flow_limit_cb,
     .wire = generic_wire_cb,
     .eager_limit_bytes = generic_eager_limit,

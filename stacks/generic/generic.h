@@ -21,12 +21,16 @@
  *               copied twice through a shared ring (sender in, receiver out, at
  *               shm-copy-bandwidth), a larger one pays an RTS/CTS through the ring and is copied
  *               once by the receiver (CMA: that copy is the transfer over the memory links).
+ *   pause frames (Ethernet switch with 802.3x flow control, pause.h): nothing is lost, but a paused
+ *               adapter stops all it sends, so an output port fed by k sources that each also send
+ *               elsewhere delivers Karol et al.'s saturation throughput sat(k) of its link.
  * Omitted: NIC queueing, interrupt coalescing, flow control credits, packet loss. */
 #ifndef ICSIM_GENERIC_H
 #define ICSIM_GENERIC_H
 
 #include <stddef.h>
 
+#include "pause.h"
 #include "stack.h"
 
 struct generic_params {
@@ -44,6 +48,7 @@ struct generic_params {
   double reg_base_s, reg_page_s, reg_page_B;
   int reg_cache_entries;   /* 0 = no cache: every rendezvous registers */
   double shm_eager_B, shm_copy_bw_Bps; /* 0 bandwidth = the platform's default channel */
+  bool pause_frames;       /* switch ports pause their senders (802.3x): head-of-line blocking */
 };
 
 struct reg_cache;
@@ -56,6 +61,10 @@ struct generic_state {
   double eager_msgs, rendezvous_msgs, control_msgs, frames, wire_bytes;
   double pushed_msgs; /* eager transfers whose receive was posted after they were sent */
   double registrations, registered_pages, registration_hits, shm_eager_msgs, shm_single_copy_msgs;
+  const struct icsim_platform *pf;
+  int sockets, first_adapter_link; /* star / fat tree: links[first + node] joins node to its switch */
+  struct pause_ports ports;        /* who sends to whom now (pause-frames only) */
+  double blocked_solves;           /* solver evaluations of an output port that HOL blocking slowed */
 };
 
 /* CPU seconds rank RANK spends registering BUF..BUF+LEN for a rendezvous (0 on a cache hit). */
@@ -65,6 +74,10 @@ void generic_intra_node(struct generic_state *s, const struct icsim_msg *m, doub
 /* Fastest rate of one transfer on LINK (a memory link: one core's copy), <= 0 none; LINK NULL:
  * whether any link is limited. */
 double generic_flow_limit(const struct generic_state *s, const struct icsim_link *link);
+
+/* Capacity of LINK (direction UP) for SimGrid's solver: a switch's output port slowed by
+ * head-of-line blocking; negative when plain sharing applies. */
+double generic_port_capacity(struct generic_state *s, const struct icsim_link *link, int up, double nominal);
 
 /* Pure helpers, exported for the unit tests. */
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames);

@@ -113,9 +113,12 @@ static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsi
   s->crossing[a] = s->crossing[b] = a != b;
 }
 
-static double numa_channel_capacity(void *state, const struct icsim_link *link, double nominal, int n)
+static double numa_channel_capacity(void *state, const struct icsim_link *link, int up, double nominal, int n)
 {
+  (void)up; /* memory controllers, QPI and the adapter serve both directions alike */
   struct numa_state *s = state;
+  if (!link)
+    return 0; /* shapes this platform's node channels */
   if (link->kind == ICSIM_LINK_SOCKET)
     return numa_socket_link_capacity(&s->p, nominal, n);
   long i = link - s->pf->links;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "generic.h"
+#include "pause.h"
 #include "platform.h"
 #include "registration.h"
 
@@ -207,4 +208,39 @@ Test(generic, flow_limit_on_memory_links_only)
   cr_assert_float_eq(generic_flow_limit(&s, NULL), 9.28e9, 1);
   cr_assert_float_eq(generic_flow_limit(&s, &mem), 9.28e9, 1);
   cr_assert_leq(generic_flow_limit(&s, &net), 0);
+}
+
+/* Karol, Hluchyj and Morgan 1987, Table I, and the interpolation beyond 8 inputs. */
+Test(generic, hol_saturation_throughput)
+{
+  cr_assert_float_eq(pause_hol_throughput(1), 1.0, 1e-12);
+  cr_assert_float_eq(pause_hol_throughput(2), 0.75, 1e-12);
+  cr_assert_float_eq(pause_hol_throughput(8), 0.6184, 1e-12);
+  cr_assert_float_eq(pause_hol_throughput(16), 0.5858 + 0.0326 * 0.5, 1e-12);
+  for (int k = 2; k < 64; k++)
+    cr_assert_leq(pause_hol_throughput(k + 1), pause_hol_throughput(k), "sat must not grow with k (%d)", k);
+}
+
+/* Who blocks whom: node 3 receives from 0, 1 and 2; 0 and 1 also send elsewhere, 2 sends to 3
+ * only (never stuck behind another output). Only 0 and 1 count; when 1 stops sending elsewhere,
+ * one is left and the port is whole again. */
+Test(generic, contending_sources_of_an_output_port)
+{
+  struct pause_ports pp;
+  cr_assert_eq(pause_ports_init(&pp, 4), 0);
+  pause_transfer_start(&pp, 0, 3);
+  pause_transfer_start(&pp, 0, 1);
+  pause_transfer_start(&pp, 1, 3);
+  pause_transfer_start(&pp, 1, 2);
+  pause_transfer_start(&pp, 2, 3);
+  pause_transfer_start(&pp, 2, 3); /* two transfers, one destination */
+  cr_assert_eq(pause_contending_sources(&pp, 3), 2);
+  cr_assert_eq(pause_contending_sources(&pp, 1), 1);
+  pause_transfer_end(&pp, 1, 2);
+  cr_assert_eq(pause_contending_sources(&pp, 3), 1);
+  pause_transfer_start(&pp, 2, 0); /* 2 now spreads too */
+  cr_assert_eq(pause_contending_sources(&pp, 3), 2);
+  pause_transfer_start(&pp, 3, 3); /* to itself: not a transfer between nodes */
+  cr_assert_eq(pause_contending_sources(&pp, 3), 2);
+  pause_ports_free(&pp);
 }
