@@ -48,9 +48,64 @@ int icsim_group_world_rank(MPI_Group g, int r)
   return out;
 }
 
+/* Communicators whose ranks are the world's (the collectives' shadows of MPI_COMM_WORLD, a dup of
+ * it) answer icsim_world_rank from this table instead of five PMPI calls per message. A chained
+ * hash on the communicator's address; an attribute's delete callback drops the entry when SMPI
+ * destroys the communicator, so a new one at the same address starts unknown. Globals: SMPI runs
+ * one rank at a time and nothing here yields. */
+struct same_ranks {
+  MPI_Comm comm;
+  int identity; /* 1: rank r is world rank r; 0: translate */
+  struct same_ranks *next;
+};
+static struct same_ranks *same_ranks_bucket[1024];
+static int same_ranks_keyval = MPI_KEYVAL_INVALID;
+
+static size_t same_ranks_hash(MPI_Comm c) { return ((uintptr_t)c >> 4) % (sizeof same_ranks_bucket / sizeof same_ranks_bucket[0]); }
+
+static int same_ranks_drop(MPI_Comm comm, int key, void *value, void *extra)
+{
+  (void)key;
+  (void)value;
+  (void)extra;
+  for (struct same_ranks **at = &same_ranks_bucket[same_ranks_hash(comm)]; *at; at = &(*at)->next)
+    if ((*at)->comm == comm) {
+      struct same_ranks *gone = *at;
+      *at = gone->next;
+      free(gone);
+      break;
+    }
+  return MPI_SUCCESS;
+}
+
+static int ranks_are_world(MPI_Comm comm)
+{
+  for (struct same_ranks *e = same_ranks_bucket[same_ranks_hash(comm)]; e; e = e->next)
+    if (e->comm == comm)
+      return e->identity;
+  MPI_Group g, wg;
+  int cmp = MPI_UNEQUAL;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_compare(g, wg, &cmp);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  if (same_ranks_keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, same_ranks_drop, &same_ranks_keyval, NULL);
+  if (PMPI_Comm_set_attr(comm, same_ranks_keyval, NULL) != MPI_SUCCESS)
+    return 0; /* no way to learn of its end: not cached */
+  struct same_ranks *e = malloc(sizeof *e);
+  size_t h = same_ranks_hash(comm);
+  *e = (struct same_ranks){comm, cmp == MPI_IDENT, same_ranks_bucket[h]};
+  same_ranks_bucket[h] = e;
+  return e->identity;
+}
+
 int icsim_world_rank(MPI_Comm comm, int r)
 {
-  if (comm == MPI_COMM_WORLD || r < 0)
+  if (comm == MPI_COMM_WORLD || r < 0 || r == MPI_ANY_SOURCE)
+    return r;
+  if (comm != MPI_COMM_SELF && ranks_are_world(comm))
     return r;
   MPI_Group g;
   PMPI_Comm_group(comm, &g);
