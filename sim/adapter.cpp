@@ -57,7 +57,7 @@ constexpr double kSmpiEnvelopeBytes = 16;
 std::unordered_map<const CommImpl*, uint64_t> comm_transfer;
 uint64_t last_priced = 0; /* id of the transfer the factor callbacks just priced */
 
-const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>& links,
+const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>& /*links*/,
                          bool for_bw)
 {
   bool fresh = !(memo.size == size && memo.src == src && memo.dst == dst && !(for_bw ? memo.used_bw : memo.used_lat));
@@ -74,8 +74,11 @@ const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst
     q.dst_node = dh / pf->p.sockets;
     q.dst_socket = dh % pf->p.sockets;
     q.route_bandwidth_Bps = 1e300;
-    for (const sg4::Link* l : links) {
-      const icsim_link* d = link_of.at(l);
+    /* Our own route, not SimGrid's LINKS: SimGrid's omits the switches (see get_local_route). */
+    static std::vector<icsim_hop> hops(icsim_route_max_hops(pf));
+    int nh = icsim_route(pf, sh, dh, hops.data(), (int)hops.size());
+    for (int k = 0; k < nh; k++) {
+      const icsim_link* d = &pf->links[hops[k].link];
       q.route_latency_s += d->lat_s;
       if (d->bw_Bps < q.route_bandwidth_Bps)
         q.route_bandwidth_Bps = d->bw_Bps;
@@ -137,7 +140,12 @@ protected:
       die("internal error: a route is longer than icsim_route_max_hops()");
     for (int k = 0; k < n; k++) {
       int li = hops_[k].link;
-      into->link_list_.push_back(hops_[k].up ? up_[li] : down_[li]);
+      /* A switch is a crossbar of unbounded bandwidth: it never limits a flow, but as a SimGrid
+       * link it would put every flow through it into one constraint, and the solver re-examines
+       * all flows of a constraint whenever one of them changes (all-to-all at 256 ranks: most of
+       * the run). Its latency counts; the link is left out of the route. */
+      if (pf_->links[li].kind != ICSIM_LINK_SWITCH)
+        into->link_list_.push_back(hops_[k].up ? up_[li] : down_[li]);
       if (latency) /* what SimGrid's own zones add: each link's latency, in route order */
         *latency += pf_->links[li].lat_s;
     }
