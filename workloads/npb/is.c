@@ -25,6 +25,8 @@ static const struct is_class classes[] = {
     {'W', 20, 16, 10, {357773, 934767, 875723, 898999, 404505}, {1249, 11698, 1039987, 1043896, 1048018}},
     {'A', 23, 19, 10, {2112377, 662041, 5336171, 3642833, 4250760}, {104, 17523, 123928, 8288932, 8388264}},
     {'B', 25, 21, 10, {41869, 812306, 5102857, 18232239, 26860214}, {33422937, 10244, 59149, 33135281, 99}},
+    {'C', 27, 23, 10, {44172927, 72999161, 74326391, 129606274, 21736814},
+     {61147, 882988, 266290, 133997595, 133525895}},
 };
 
 static const struct is_class *C;
@@ -45,6 +47,7 @@ static long expected_rank(int i, int iteration)
   case 'S': return i <= 2 ? r + iteration : r - iteration;
   case 'W': return i < 2 ? r + (iteration - 2) : r - iteration;
   case 'A': return i <= 2 ? r + (iteration - 1) : r - (iteration - 1);
+  case 'C': return i <= 2 ? r + iteration : r - iteration;
   default: return (i == 1 || i == 2 || i == 4) ? r + iteration : r - iteration;
   }
 }
@@ -104,7 +107,7 @@ static void rank_keys(struct npb_run *run, int iteration)
    * times the keys per process; the last process takes the rest */
   long acc = 0, local_acc = 0;
   int j = 0;
-  long first_bucket_of[1024 + 1];
+  long *first_bucket_of = malloc((size_t)(run->nprocs + 1) * sizeof *first_bucket_of);
   first_bucket_of[0] = 0;
   memset(send_count, 0, run->nprocs * sizeof *send_count);
   if (run->skeleton) {
@@ -144,6 +147,7 @@ static void rank_keys(struct npb_run *run, int iteration)
   lesser_keys = 0;
   for (long b = 0; !run->skeleton && b < first_bucket_of[run->rank]; b++)
     lesser_keys += bucket_total[b];
+  free(first_bucket_of);
 
   long range = key_max - key_min + 1;
   ICSIM_PHASE_BEGIN();
@@ -204,7 +208,7 @@ int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   struct npb_run run;
-  int rc = npb_start(&run, "IS", argc, argv, "SWAB");
+  int rc = npb_start(&run, "IS", argc, argv, "SWABC");
   if (rc) {
     MPI_Finalize();
     return rc & 0xff;
@@ -214,10 +218,16 @@ int main(int argc, char **argv)
       C = &classes[i];
   total_keys = 1L << C->total_keys_log2;
   max_key = 1L << C->max_key_log2;
-  nbuckets = 1L << C->buckets_log2;
-  shift = C->max_key_log2 - C->buckets_log2;
+  /* Buckets are dealt to processes, so there must be at least as many: above the class's 2^10,
+   * one bucket per process (NPB's own MPI code stops at 1024 processes; the ranking is the same
+   * whatever the bucket count, only the dealing is finer). */
+  int buckets_log2 = C->buckets_log2;
+  while ((1L << buckets_log2) < run.nprocs && buckets_log2 < C->max_key_log2)
+    buckets_log2++;
+  nbuckets = 1L << buckets_log2;
+  shift = C->max_key_log2 - buckets_log2;
   keys_per_proc = total_keys / run.nprocs;
-  if ((rc = npb_check_procs(&run, (int)(nbuckets < 1024 ? nbuckets : 1024), "buckets are dealt to processes")))
+  if ((rc = npb_check_procs(&run, (int)(nbuckets < (1L << 20) ? nbuckets : 1L << 20), "buckets are dealt to processes")))
     goto done;
 
   /* received keys: about keys_per_proc, with room for the skew of the key distribution */
