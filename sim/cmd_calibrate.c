@@ -98,14 +98,19 @@ double icsim_host_ops_per_s(void)
 int cmd_calibrate_host(int argc, char **argv)
 {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: icsim calibrate-host\n"
+    printf("usage: icsim calibrate-host [--memory]\n"
            "Measures how many scalar operations per second this machine runs (a chain of dependent\n"
            "additions, one per clock) and stores it; `icsim run --host-timing on` uses it to charge a\n"
-           "program's own computation at the simulated CPU's clock. Run it again after moving the build.\n");
+           "program's own computation at the simulated CPU's clock. Run it again after moving the build.\n"
+           "--memory measures this machine's copy bandwidth (one core, all cores) and load latency at\n"
+           "working sets from the first-level cache to memory, and prints them as platform lines\n"
+           "(nodes/memory-bandwidth etc., origin measured) for a host platform (platforms/host-*.yaml).\n");
     return 0;
   }
+  if (argc == 2 && !strcmp(argv[1], "--memory"))
+    return calibrate_memory(stdout);
   if (argc > 1) {
-    fprintf(stderr, "icsim calibrate-host: takes no arguments\n");
+    fprintf(stderr, "icsim calibrate-host: takes no arguments but --memory\n");
     return 2;
   }
   return measure_and_store(stdout) > 0 ? 0 : 1;

@@ -43,9 +43,34 @@ static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? 
 static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
 static inline void *icsim_alloc_shared(size_t bytes) { return SMPI_SHARED_MALLOC(bytes); }
 static inline void icsim_free_shared(void *p) { SMPI_SHARED_FREE(p); }
+#elif defined(ICSIM_PHASE_TIMING)
+/* Native build for the compute-model check (validate/host): each phase is timed on this machine,
+ * so the kernels report their measured compute beside the total time. The clock is the thread's
+ * CPU time: on a shared machine the time a process spends descheduled is not compute. The sum is
+ * one variable for the whole program (weak: every file that includes this shares it). */
+#include <time.h>
+double icsim_native_phase_s __attribute__((weak)) = 0;
+static double icsim__phase_t0;
+static inline double icsim__cpu_seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+#define ICSIM_PHASE_BEGIN() (icsim__phase_t0 = icsim__cpu_seconds())
+#define ICSIM_PHASE_END(ops, bytes)                                                                                   \
+  ((void)(ops), (void)(bytes), icsim_native_phase_s += icsim__cpu_seconds() - icsim__phase_t0)
+#define ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set)                                                    \
+  ((void)(accesses), (void)(working_set), ICSIM_PHASE_END(ops, bytes))
+static inline double icsim_compute_seconds(void) { return icsim_native_phase_s; }
+static inline int icsim_skeleton_ok(void) { return 0; }
+static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }
+static inline void icsim_free_shared(void *p) { free(p); }
 #else
 #define ICSIM_PHASE_BEGIN() ((void)0)
 #define ICSIM_PHASE_END(ops, bytes) ((void)(ops), (void)(bytes))
+#define ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set)                                                    \
+  ((void)(ops), (void)(bytes), (void)(accesses), (void)(working_set))
 static inline double icsim_compute_seconds(void) { return 0; }
 static inline int icsim_skeleton_ok(void) { return 0; }
 static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }

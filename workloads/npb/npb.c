@@ -161,5 +161,11 @@ void npb_report(const struct npb_run *run, const char *size, int iterations, dou
     printf(" %-15s = %24.4f\n", "Comm time", run->comm_s);
     printf(" %-15s = %24s\n", "Compute model", run->skeleton ? "icsim (skeleton)" : "icsim");
   }
+#if defined(ICSIM_PHASE_TIMING) && !defined(SMPI_H)
+  /* Native build for the compute-model check: the same phases, timed on this machine. */
+  printf(" %-15s = %24.4f\n", "Compute time", run->compute_s);
+  printf(" %-15s = %24.4f\n", "Comm time", run->comm_s);
+  printf(" %-15s = %24s\n", "Compute model", "measured (native)");
+#endif
   fflush(stdout);
 }
