@@ -6,7 +6,9 @@
  *     it: 16 bytes per element, read + write, the write-allocate read not counted), on one core
  *     and on every core at once (threads, each its own arrays): one core's rate and the socket's;
  *   - load-to-use latency, a chase through a random cyclic permutation of cache-line-sized
- *     cells (each load's address is the previous load's value: no overlap, no prefetch).
+ *     cells (each load's address is the previous load's value: no overlap, no prefetch);
+ *   - random updates, counters[random index]++ as in a histogram (independent accesses: the core
+ *     overlaps their misses); latency / time per update is the core's memory parallelism.
  * Best of several repetitions (other work on a shared machine only slows a run down). The
  * results are printed as platform lines with origin `measured`, the date and the command. */
 #define _GNU_SOURCE
@@ -21,7 +23,7 @@
 #include "cli.h"
 
 #define LINE 64
-#define REPEATS 5
+#define REPEATS 3
 #define MAX_THREADS 64
 
 static double now(void)
@@ -121,7 +123,7 @@ static double chase_latency(size_t bytes)
   for (size_t i = 0; i < cells; i++)
     *(char **)(mem + order[i] * LINE) = mem + order[(i + 1) % cells] * LINE;
   free(order);
-  long loads = 20000000;
+  long loads = 2000000;
   double best = 1;
   for (int r = 0; r < REPEATS; r++) {
     char *p = mem;
@@ -138,6 +140,33 @@ static double chase_latency(size_t bytes)
   return best;
 }
 
+/* Seconds per independent random increment of one of BYTES / 4 counters. */
+static double random_update(size_t bytes)
+{
+  size_t n = bytes / sizeof(uint32_t);
+  uint32_t *count = aligned_alloc(LINE, n * sizeof *count);
+  if (!count) {
+    fprintf(stderr, "icsim calibrate-host: cannot allocate %zu bytes\n", bytes);
+    exit(1);
+  }
+  memset(count, 0, n * sizeof *count);
+  long updates = 4000000;
+  double best = 1;
+  for (int r = 0; r < REPEATS; r++) {
+    uint64_t s = 88172645463325252ULL + (uint64_t)r;
+    double t0 = now();
+    for (long i = 0; i < updates; i++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      count[s % n]++;
+    }
+    double t = (now() - t0) / (double)updates;
+    best = t < best ? t : best;
+  }
+  __asm__ volatile("" ::"r"(count) : "memory");
+  free(count);
+  return best;
+}
+
 int calibrate_memory(FILE *out)
 {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -149,17 +178,19 @@ int calibrate_memory(FILE *out)
   getloadavg(loadavg, 1);
   fprintf(out, "# icsim calibrate-host --memory, %s, %ld cores online, load average %.2f at start\n", when, ncpu,
           loadavg[0]);
-  fprintf(out, "# working set  copy 1 core   copy %d cores   latency (one dependent load per line)\n", threads);
+  fprintf(out, "# working set  copy 1 core   copy %d cores   latency (one dependent load per line)   random update\n",
+          threads);
   static const size_t sizes[] = {16u << 10, 32u << 10, 256u << 10, 512u << 10, 4u << 20, 8u << 20, 16u << 20,
                                  64u << 20, 256u << 20};
-  double bw1[9], bwn[9], lat[9];
+  double bw1[9], bwn[9], lat[9], upd[9];
   for (int i = 0; i < 9; i++) {
     /* copy: two arrays of half the working set each */
     bw1[i] = copy_bandwidth(sizes[i] / 2, 1);
     bwn[i] = copy_bandwidth(sizes[i] / 2, threads);
     lat[i] = chase_latency(sizes[i]);
-    fprintf(out, "# %8zu KiB  %8.1f GB/s  %8.1f GB/s  %8.1f ns\n", sizes[i] >> 10, bw1[i] / 1e9, bwn[i] / 1e9,
-            lat[i] * 1e9);
+    upd[i] = random_update(sizes[i]);
+    fprintf(out, "# %8zu KiB  %8.1f GB/s  %8.1f GB/s  %8.1f ns  %8.2f ns\n", sizes[i] >> 10, bw1[i] / 1e9,
+            bwn[i] / 1e9, lat[i] * 1e9, upd[i] * 1e9);
     fflush(out);
   }
   const char *ref = "icsim calibrate-host --memory";
@@ -171,5 +202,8 @@ int calibrate_memory(FILE *out)
           bw1[8] / 1e9, when, ref);
   fprintf(out, "memory-latency: {value: %.0fns, origin: measured, ref: \"%s, %s: dependent loads through 256 MiB\"}\n",
           lat[8] * 1e9, when, ref);
+  fprintf(out, "memory-parallelism: {value: %.1f, origin: measured, ref: \"%s, %s: latency %.0f ns / %.2f ns per "
+               "independent random update through 256 MiB\"}\n",
+          lat[8] / upd[8], when, ref, lat[8] * 1e9, upd[8] * 1e9);
   return 0;
 }

@@ -91,7 +91,23 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   return 0;
 }
 
-double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes)
+/* The level of the memory hierarchy that holds a working set of WS bytes for one of SHARERS ranks
+ * on a socket: 0..2 the caches (the L3 is split among the socket's ranks), 3 memory. An unknown
+ * working set (WS < 0: a phase declared without one) is in memory, as before caches were modelled. */
+static int holding_level(const struct icsim_platform_params *p, double ws, int sharers)
+{
+  if (ws < 0)
+    return 3;
+  for (int l = 0; l < 3; l++) {
+    double room = l == 2 ? p->cache_size_B[l] / sharers : p->cache_size_B[l];
+    if (p->cache_size_B[l] > 0 && ws <= room)
+      return l;
+  }
+  return 3;
+}
+
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes,
+                                  double accesses, double working_set)
 {
   const struct icsim_platform_params *p = &rt->pf.p;
   int sharers = 0;
@@ -102,9 +118,24 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, doub
     sharers = 1;
   if (sharers > p->cores_per_socket)
     sharers = p->cores_per_socket; /* oversubscribed cores take turns: they do not all stream at once */
+  int level = holding_level(p, working_set, sharers);
+  double bw, lat;
+  if (level < 3) {
+    bw = p->cache_bw_Bps[level] > 0 ? p->cache_bw_Bps[level] : p->memory_bw_Bps;
+    lat = p->cache_lat_s[level];
+  } else {
+    /* the core's share of the memory controller, and no more than one core can keep in flight */
+    bw = p->memory_bw_Bps / sharers;
+    if (p->core_memory_bw_Bps > 0 && p->core_memory_bw_Bps < bw)
+      bw = p->core_memory_bw_Bps;
+    lat = p->memory_lat_s;
+  }
   double t_core = ops > 0 ? ops / (p->clock_Hz * p->ops_per_cycle) : 0;
-  double t_mem = bytes > 0 ? bytes / (p->memory_bw_Bps / sharers) : 0;
-  return t_core > t_mem ? t_core : t_mem;
+  double t_stream = bytes > 0 ? bytes / bw : 0;
+  /* random accesses wait for their level's latency, overlapped memory-parallelism at a time; they
+   * do not overlap with the streaming or the arithmetic they feed (a roofline plus a latency term) */
+  double t_access = accesses > 0 ? accesses * lat / p->memory_parallelism : 0;
+  return (t_core > t_stream ? t_core : t_stream) + t_access;
 }
 
 struct icsim_runtime *icsim_runtime_get(void) { return current; }
@@ -287,9 +318,10 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
           ",\n  \"compute\": {\n    \"phases\": {\"value\": %.17g, \"unit\": \"phases\"},\n"
           "    \"operations\": {\"value\": %.17g, \"unit\": \"ops\"},\n"
           "    \"memory_bytes\": {\"value\": %.17g, \"unit\": \"bytes\"},\n"
+          "    \"random_accesses\": {\"value\": %.17g, \"unit\": \"accesses\"},\n"
           "    \"time_mean\": {\"value\": %.17g, \"unit\": \"s\"},\n"
           "    \"time_max\": {\"value\": %.17g, \"unit\": \"s\"}\n  }",
-          rt->phases, rt->phase_ops, rt->phase_bytes, rt->nranks ? csum / rt->nranks : 0, cmax);
+          rt->phases, rt->phase_ops, rt->phase_bytes, rt->phase_accesses, rt->nranks ? csum / rt->nranks : 0, cmax);
   for (int i = 0; i < rt->pf.nlayers; i++)
     json_counters(f, rt->pf.layer[i], rt->state[i]);
   fprintf(f, "\n}\n");

@@ -24,7 +24,7 @@ struct icsim_runtime {
       intra_node_messages, mpi_calls;
   /* declared compute phases (icsim_phase.h): time charged per rank, phases and their work */
   double *compute_s;
-  double phases, phase_ops, phase_bytes;
+  double phases, phase_ops, phase_bytes, phase_accesses;
   /* how each world rank ended (sim/mpi/lifecycle.c), reported by the adapter at the end of the run */
   signed char *rank_end; /* enum icsim_rank_end */
   int *rank_status;      /* the status a rank gave exit() */
@@ -88,10 +88,14 @@ int icsim_runtime_models_channels(const struct icsim_runtime *rt);
 /* Bandwidth SimGrid should give LINK: its nominal one, or a stack's higher peak. */
 double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link);
 
-/* Time of a declared compute phase of OPS operations moving BYTES to or from memory on the
- * core of world rank RANK: the slower of the core (clock x ops-per-cycle) and its share of the
- * socket's memory bandwidth (split among the ranks placed on that socket), a roofline. */
-double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes);
+/* Time of a declared compute phase on the core of world rank RANK: OPS operations, BYTES streamed
+ * and ACCESSES random (dependent or scattered) accesses into a WORKING_SET of bytes (< 0: not
+ * declared, taken as memory). The slower of the core (clock x ops-per-cycle) and the streaming
+ * rate of the level holding the working set (memory: the socket's bandwidth split among its
+ * ranks, at most one core's), plus each random access at that level's latency over the core's
+ * memory parallelism. Levels and parameters: nodes/l1-*, l2-*, l3-*, memory-* (sim/platform.c). */
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes,
+                                  double accesses, double working_set);
 
 /* Write the counters as JSON to PATH atomically (sim/outfile.h: never over a non-regular file). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,

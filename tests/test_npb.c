@@ -141,12 +141,12 @@ Test(npb, compute_model_shares_memory_not_clock)
   rt->nranks = 2;
   rt->rank_host = hosts;
   double clock = rt->pf.p.clock_Hz, bw = rt->pf.p.memory_bw_Bps;
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 0), 1e9 / clock, 1e-12);
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9), 1e9 / (bw / 2), 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 0, 0, -1), 1e9 / clock, 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9, 0, -1), 1e9 / (bw / 2), 1e-12);
   hosts[1] = 1; /* the other socket: the whole bandwidth again */
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9), 1e9 / bw, 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9, 0, -1), 1e9 / bw, 1e-12);
   /* the slower of the two limits */
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 1e9), fmax(1e9 / clock, 1e9 / bw), 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 1e9, 0, -1), fmax(1e9 / clock, 1e9 / bw), 1e-12);
   rt->rank_host = NULL;
   icsim_runtime_destroy(rt);
 }

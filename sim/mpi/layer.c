@@ -140,13 +140,13 @@ void icsim_phase_begin(void)
     smpi_bench_end();
 }
 
-void icsim_phase_end(double ops, double bytes)
+void icsim_phase_end_access(double ops, double bytes, double accesses, double working_set)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
     return;
   int me = icsim_my_rank();
-  double t = icsim_runtime_compute_time(rt, me, ops, bytes);
+  double t = icsim_runtime_compute_time(rt, me, ops, bytes, accesses, working_set);
   if (t > 0)
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
   if (me < rt->nranks)
@@ -154,9 +154,13 @@ void icsim_phase_end(double ops, double bytes)
   rt->phases++;
   rt->phase_ops += ops;
   rt->phase_bytes += bytes;
+  rt->phase_accesses += accesses;
   if (rt->host_timing)
     smpi_bench_begin();
 }
+
+/* A phase declared without its working set: streamed from memory, no random accesses. */
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_access(ops, bytes, 0, -1); }
 
 double icsim_phase_seconds(void)
 {
