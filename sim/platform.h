@@ -37,6 +37,9 @@ struct icsim_platform_params {
   double memory_lat_s;
   /* the compute model's memory hierarchy (sim/runtime.c icsim_runtime_compute_time); a level
    * whose size is 0 is not described and phases skip it */
+  double fp_latency_cycles;        /* one dependent floating-point add or multiply */
+  double fp_divide_latency_cycles; /* one dependent division or square root */
+  double mispredict_cycles;        /* a mispredicted branch: the pipeline refills */
   double core_memory_bw_Bps; /* what one core can stream from memory (its outstanding misses); 0 = no limit */
   double memory_parallelism; /* independent cache misses a core keeps in flight */
   double cache_size_B[3];    /* L1, L2 per core; L3 per socket, shared by its ranks */

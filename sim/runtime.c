@@ -92,11 +92,11 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
 }
 
 /* The level of the memory hierarchy that holds a working set of WS bytes for one of SHARERS ranks
- * on a socket: 0..2 the caches (the L3 is split among the socket's ranks), 3 memory. An unknown
- * working set (WS < 0: a phase declared without one) is in memory, as before caches were modelled. */
+ * on a socket: 0..2 the caches (the L3 is split among the socket's ranks), 3 memory. An undeclared
+ * working set (0: a phase declared without one) is in memory, as before caches were modelled. */
 static int holding_level(const struct icsim_platform_params *p, double ws, int sharers)
 {
-  if (ws < 0)
+  if (ws <= 0)
     return 3;
   for (int l = 0; l < 3; l++) {
     double room = l == 2 ? p->cache_size_B[l] / sharers : p->cache_size_B[l];
@@ -106,8 +106,7 @@ static int holding_level(const struct icsim_platform_params *p, double ws, int s
   return 3;
 }
 
-double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes,
-                                  double accesses, double working_set)
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w)
 {
   const struct icsim_platform_params *p = &rt->pf.p;
   int sharers = 0;
@@ -118,24 +117,31 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, doub
     sharers = 1;
   if (sharers > p->cores_per_socket)
     sharers = p->cores_per_socket; /* oversubscribed cores take turns: they do not all stream at once */
-  int level = holding_level(p, working_set, sharers);
-  double bw, lat;
+  int level = holding_level(p, w->working_set, sharers);
+  int alevel = w->access_set > 0 ? holding_level(p, w->access_set, sharers) : level;
+  double bw;
   if (level < 3) {
     bw = p->cache_bw_Bps[level] > 0 ? p->cache_bw_Bps[level] : p->memory_bw_Bps;
-    lat = p->cache_lat_s[level];
   } else {
     /* the core's share of the memory controller, and no more than one core can keep in flight */
     bw = p->memory_bw_Bps / sharers;
     if (p->core_memory_bw_Bps > 0 && p->core_memory_bw_Bps < bw)
       bw = p->core_memory_bw_Bps;
-    lat = p->memory_lat_s;
   }
-  double t_core = ops > 0 ? ops / (p->clock_Hz * p->ops_per_cycle) : 0;
-  double t_stream = bytes > 0 ? bytes / bw : 0;
-  /* random accesses wait for their level's latency, overlapped memory-parallelism at a time; they
-   * do not overlap with the streaming or the arithmetic they feed (a roofline plus a latency term) */
-  double t_access = accesses > 0 ? accesses * lat / p->memory_parallelism : 0;
-  return (t_core > t_stream ? t_core : t_stream) + t_access;
+  double lat = alevel < 3 ? p->cache_lat_s[alevel] : p->memory_lat_s;
+  /* the core: independent operations at its issue rate, or the dependency chain at the
+   * operations' latency, whichever is longer; mispredicted branches stall it either way */
+  double t_issue = w->ops > 0 ? w->ops / (p->clock_Hz * p->ops_per_cycle) : 0;
+  double t_chain = (w->chain * p->fp_latency_cycles + w->chain_divide * p->fp_divide_latency_cycles) / p->clock_Hz;
+  double t_core = (t_issue > t_chain ? t_issue : t_chain) + w->mispredicts * p->mispredict_cycles / p->clock_Hz;
+  double t_stream = w->bytes > 0 ? w->bytes / bw : 0;
+  /* random accesses whose addresses come from a stream (gathers, histogram updates) are
+   * independent: the core keeps memory-parallelism of them in flight, beside its other work, so
+   * they are a third limit rather than an added latency (an access that waits for the previous
+   * one belongs on the chain) */
+  double t_access = w->accesses > 0 ? w->accesses * lat / p->memory_parallelism : 0;
+  double t = t_core > t_stream ? t_core : t_stream;
+  return t > t_access ? t : t_access;
 }
 
 struct icsim_runtime *icsim_runtime_get(void) { return current; }

@@ -88,14 +88,29 @@ int icsim_runtime_models_channels(const struct icsim_runtime *rt);
 /* Bandwidth SimGrid should give LINK: its nominal one, or a stack's higher peak. */
 double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link);
 
-/* Time of a declared compute phase on the core of world rank RANK: OPS operations, BYTES streamed
- * and ACCESSES random (dependent or scattered) accesses into a WORKING_SET of bytes (< 0: not
- * declared, taken as memory). The slower of the core (clock x ops-per-cycle) and the streaming
- * rate of the level holding the working set (memory: the socket's bandwidth split among its
- * ranks, at most one core's), plus each random access at that level's latency over the core's
- * memory parallelism. Levels and parameters: nodes/l1-*, l2-*, l3-*, memory-* (sim/platform.c). */
-double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes,
-                                  double accesses, double working_set);
+/* The work a compute phase declares (workloads/include/icsim_phase.h): counted from its loop body. */
+struct icsim_work {
+  double ops;          /* independent operations (arithmetic, compares, conversions) */
+  double bytes;        /* bytes streamed (read + written) */
+  double accesses;     /* random accesses: data-dependent or scattered loads and updates */
+  double working_set;  /* bytes the phase touches, which decides the level that holds them; 0 = not
+                          declared: memory */
+  double access_set;   /* bytes the random accesses fall into (0: the working set) */
+  double chain;        /* floating-point adds/multiplies on a dependency chain (running sums, recurrences) */
+  double chain_divide; /* divisions and square roots on that chain */
+  double mispredicts;  /* data-dependent branches the predictor misses */
+};
+
+/* Time of a declared compute phase on the core of world rank RANK:
+ *   core   = max(ops / (clock x ops-per-cycle), (chain x fp-latency + chain_divide x fp-divide-latency) / clock)
+ *            + mispredicts x mispredict-penalty / clock
+ *   stream = bytes / bandwidth of the level holding the working set (L1, L2, the rank's share of the L3,
+ *            or memory: the socket's bandwidth split among its ranks, at most one core's)
+ *   access = accesses x latency / memory-parallelism, the latency of the level holding the access set
+ *            (the working set unless a smaller array is declared)
+ *   t      = max(core, stream, access)
+ * Parameters: the nodes/ rows of sim/platform.c. */
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w);
 
 /* Write the counters as JSON to PATH atomically (sim/outfile.h: never over a non-regular file). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,

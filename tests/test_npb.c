@@ -82,14 +82,20 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
   }
 }
 
-/* EP class S on one rank: 256 batches, each max(ops / (3.8 GHz x 1), bytes / 6.4 GB/s). */
+/* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs. Per pair (ep.c):
+ * 24 + 40 pi/4 operations at 1.5 per clock, or the chain of 2 + 14 pi/4 adds and multiplies at 6
+ * clocks and 2 pi/4 divisions and roots at 40, whichever is longer, plus 1 - pi/4 mispredicts at
+ * 30 clocks; against 32 B per pair streamed from the L2 (the 1 MiB batch fits its 2 MiB) at
+ * 30.4 GB/s. */
 Test(npb, ep_compute_time_matches_the_roofline_closed_form)
 {
   char *out;
   int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
   cr_assert_eq(rc, 0, "%s", out);
-  double ops = (8.0 + 6.0 + 0.785 * 53.0) * 65536, bytes = 2.0 * 2 * 65536 * 8;
-  double per = fmax(ops / 3.8e9, bytes / 6.4e9), expect = 256 * per;
+  double q = M_PI / 4, nk = 65536, clock = 3.8e9;
+  double ops = (24.0 + 40.0 * q) * nk, chain = (2.0 + 14.0 * q) * nk, divide = 2.0 * q * nk;
+  double core = fmax(ops / (1.5 * clock), (6.0 * chain + 40.0 * divide) / clock) + (1 - q) * nk * 30.0 / clock;
+  double per = fmax(core, 32.0 * nk / 30.4e9), expect = 256 * per;
   double got = field(out, "Compute time");
   printf("EP S compute: simulated %.4f s, closed form %.4f s\n", got, expect);
   cr_assert(fabs(got - expect) < 1e-4, "%.5f vs %.5f", got, expect);
@@ -131,7 +137,8 @@ Test(npb, skeleton_keeps_the_prediction, .timeout = 300)
   }
 }
 
-/* The compute model itself: two ranks on one socket share its memory bandwidth, not its clock. */
+/* The compute model itself: two ranks on one socket share its memory bandwidth, not its clock
+ * (each gets half the socket's, and never more than one core streams alone). */
 Test(npb, compute_model_shares_memory_not_clock)
 {
   char err[512];
@@ -140,13 +147,56 @@ Test(npb, compute_model_shares_memory_not_clock)
   int hosts[2] = {0, 0};
   rt->nranks = 2;
   rt->rank_host = hosts;
-  double clock = rt->pf.p.clock_Hz, bw = rt->pf.p.memory_bw_Bps;
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 0, 0, -1), 1e9 / clock, 1e-12);
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9, 0, -1), 1e9 / (bw / 2), 1e-12);
-  hosts[1] = 1; /* the other socket: the whole bandwidth again */
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9, 0, -1), 1e9 / bw, 1e-12);
+  double rate = rt->pf.p.clock_Hz * rt->pf.p.ops_per_cycle, bw = rt->pf.p.memory_bw_Bps;
+  double core_bw = rt->pf.p.core_memory_bw_Bps;
+  cr_assert(core_bw > 0 && core_bw < bw, "the Westmere platform describes one core's limit below the socket's");
+  struct icsim_work ops = {.ops = 1e9}, bytes = {.bytes = 1e9}, both = {.ops = 1e9, .bytes = 1e9};
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &ops), 1e9 / rate, 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &bytes), 1e9 / fmin(bw / 2, core_bw), 1e-12);
+  hosts[1] = 1; /* the other socket: rank 0 alone, limited by what one core streams */
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &bytes), 1e9 / core_bw, 1e-12);
   /* the slower of the two limits */
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 1e9, 0, -1), fmax(1e9 / clock, 1e9 / bw), 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &both), fmax(1e9 / rate, 1e9 / core_bw), 1e-12);
+  rt->rank_host = NULL;
+  icsim_runtime_destroy(rt);
+}
+
+/* The memory hierarchy, the chain and the random accesses, on round numbers
+ * (tests/data/compute-hierarchy.yaml: 1 GHz, 2 ops per clock, caches 32 KiB / 1 MiB / 8 MiB). */
+Test(npb, compute_model_hierarchy_chain_and_accesses)
+{
+  char err[512];
+  struct icsim_runtime *rt =
+      icsim_runtime_create(ICSIM_SRC "/tests/data/compute-hierarchy.yaml", NULL, err, sizeof err);
+  cr_assert(rt, "%s", err);
+  int hosts[2] = {0, 1};
+  rt->nranks = 2;
+  rt->rank_host = hosts; /* rank 0 alone on host 0 for now */
+#define T(...) icsim_runtime_compute_time(rt, 0, &(struct icsim_work){__VA_ARGS__})
+  /* the core: 1e9 ops at 2 per clock; a chain of 1e8 adds at 4 clocks is longer than 1e8 ops */
+  cr_assert_float_eq(T(.ops = 1e9), 0.5, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8), 0.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e7, .chain_divide = 1e7), 0.04 + 0.2, 1e-12); /* longer than 0.05 */
+  cr_assert_float_eq(T(.chain = 1e8, .mispredicts = 1e7), 0.4 + 0.1, 1e-12);
+  /* streaming from the level that holds the working set */
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 16 * 1024), 1e9 / 100e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 512 * 1024), 1e9 / 50e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 1e9 / 20e9, 1e-12);
+  /* memory: one core streams 8 GB/s of the socket's 10; undeclared working set = memory */
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 8e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9), 1e9 / 8e9, 1e-12);
+  /* random accesses: latency over memory parallelism, a third limit beside core and stream */
+  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576), 1e7 * 100e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576, .access_set = 512 * 1024), 1e7 * 4e-9 / 10,
+                     1e-12);
+  cr_assert_float_eq(T(.ops = 2e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.1, 1e-12); /* 0.1 = 0.1 */
+  cr_assert_float_eq(T(.ops = 4e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.2, 1e-12);
+  /* two ranks on the socket: half its memory bandwidth each (5 < 8), half its L3 each (6 MiB > 4) */
+  hosts[1] = 0;
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 5e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 1e9 / 5e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 4 * 1048576), 1e9 / 20e9, 1e-12);
+#undef T
   rt->rank_host = NULL;
   icsim_runtime_destroy(rt);
 }

@@ -140,13 +140,16 @@ void icsim_phase_begin(void)
     smpi_bench_end();
 }
 
-void icsim_phase_end_access(double ops, double bytes, double accesses, double working_set)
+void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
+                          double chain, double chain_divide, double mispredicts)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
     return;
   int me = icsim_my_rank();
-  double t = icsim_runtime_compute_time(rt, me, ops, bytes, accesses, working_set);
+  struct icsim_work w = {.ops = ops, .bytes = bytes, .accesses = accesses, .working_set = working_set,
+                         .access_set = access_set, .chain = chain, .chain_divide = chain_divide, .mispredicts = mispredicts};
+  double t = icsim_runtime_compute_time(rt, me, &w);
   if (t > 0)
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
   if (me < rt->nranks)
@@ -159,8 +162,8 @@ void icsim_phase_end_access(double ops, double bytes, double accesses, double wo
     smpi_bench_begin();
 }
 
-/* A phase declared without its working set: streamed from memory, no random accesses. */
-void icsim_phase_end(double ops, double bytes) { icsim_phase_end_access(ops, bytes, 0, -1); }
+/* A phase declared the first way: operations and bytes streamed from memory. */
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0); }
 
 double icsim_phase_seconds(void)
 {

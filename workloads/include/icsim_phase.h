@@ -3,15 +3,26 @@
  *   ICSIM_PHASE_BEGIN();
  *   ... the loop ...
  *   ICSIM_PHASE_END(ops, bytes);   // operations done, bytes moved to or from memory
- * or
- *   ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set);   // + random accesses, and the
- *                                  // bytes the phase touches (which cache level holds them)
+ * or, saying more of what the loop does (every field counted from the loop body, 0 if absent):
+ *   ICSIM_PHASE_END_WORK(.ops = ..., .bytes = ..., .accesses = ..., .working_set = ..., .chain = ...,
+ *                        .chain_divide = ..., .mispredicts = ...);
+ *   ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set);   // the memory side only
+ *     ops           independent operations (arithmetic, compares, conversions; not loads and stores)
+ *     bytes         bytes streamed, read + written
+ *     accesses      random accesses (data-dependent, scattered, or strided so that each one is a miss)
+ *     working_set   bytes the phase touches: which cache level (or memory) holds them
+ *     access_set    bytes the random accesses fall into, when a smaller array than the working set
+ *                   (0: the working set)
+ *     chain         floating-point adds and multiplies on a dependency chain (a running sum, a recurrence,
+ *                   work the core cannot overlap), chain_divide the divisions and square roots on it
+ *     mispredicts   data-dependent branches a predictor misses
  *
  * Under `icsim run` (program built with icsimcc) the phase costs what the platform's compute
- * model says (core clock x ops-per-cycle against the streaming rate of the level holding the
- * working set, plus random accesses at that level's latency; sim/runtime.h), whatever this
- * machine's load, and the real loop is not timed. Built with plain smpicc the calls do nothing
- * and SMPI times the code as usual; built with mpicc they compile away.
+ * model says (sim/runtime.h: the core's issue rate or its dependency chain, against the
+ * streaming rate of the level holding the working set, plus random accesses at that level's
+ * latency), whatever this machine's load, and the real loop is not timed. Built with plain
+ * smpicc the calls do nothing and SMPI times the code as usual; built with mpicc they compile
+ * away, unless -DICSIM_PHASE_TIMING asks for the phases to be timed natively (validate/host).
  *
  * Skeleton runs (scale studies): icsim_skeleton_ok() says whether the compute model is there to
  * charge phases whose loops the program skips; icsim_alloc_shared() then gives one set of pages
@@ -24,11 +35,19 @@
 
 #include <mpi.h>
 
+/* What ICSIM_PHASE_END_WORK's fields fill (see above). */
+struct icsim_phase_work {
+  double ops, bytes, accesses, working_set, access_set, chain, chain_divide, mispredicts;
+};
+#define ICSIM_PHASE_END_ACCESS(ops_, bytes_, accesses_, working_set_)                                                \
+  ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_), .accesses = (accesses_), .working_set = (working_set_))
+
 #if defined(SMPI_H) /* SimGrid's mpi.h: built with smpicc or icsimcc */
 /* Weak: present when the icsim MPI layer is linked (icsimcc), NULL with plain smpicc. */
 void icsim_phase_begin(void) __attribute__((weak));
 void icsim_phase_end(double ops, double bytes) __attribute__((weak));
-void icsim_phase_end_access(double ops, double bytes, double accesses, double working_set) __attribute__((weak));
+void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
+                          double chain, double chain_divide, double mispredicts) __attribute__((weak));
 double icsim_phase_seconds(void) __attribute__((weak));
 int icsim_phase_modeled(void) __attribute__((weak));
 
@@ -42,13 +61,12 @@ int icsim_phase_modeled(void) __attribute__((weak));
     if (icsim_phase_end)                                                                                              \
       icsim_phase_end((double)(ops), (double)(bytes));                                                                \
   } while (0)
-/* A phase that also makes ACCESSES random (data-dependent, scattered or cache-defeating strided)
- * accesses into WORKING_SET bytes: the platform charges them at the latency of the cache level
- * (or memory) that holds the working set, and streams BYTES at that level's bandwidth. */
-#define ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set)                                                    \
+#define ICSIM_PHASE_END_WORK(...)                                                                                     \
   do {                                                                                                                \
-    if (icsim_phase_end_access)                                                                                       \
-      icsim_phase_end_access((double)(ops), (double)(bytes), (double)(accesses), (double)(working_set));            \
+    struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
+    if (icsim_phase_end_work)                                                                                         \
+      icsim_phase_end_work(icsim__w.ops, icsim__w.bytes, icsim__w.accesses, icsim__w.working_set,                    \
+                           icsim__w.access_set, icsim__w.chain, icsim__w.chain_divide, icsim__w.mispredicts);         \
   } while (0)
 /* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
 static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
@@ -67,7 +85,7 @@ static inline void icsim_free_shared(void *p) { SMPI_SHARED_FREE(p); }
 struct icsim_phase_site {
   const char *file;
   int line;
-  double calls, seconds, ops, bytes, accesses, working_set;
+  double calls, seconds, ops, bytes, accesses, working_set, chain, chain_divide, mispredicts;
   int line_seen;
   struct icsim_phase_site *next;
 };
@@ -80,7 +98,7 @@ static inline double icsim__cpu_seconds(void)
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-static inline void icsim__phase_end(struct icsim_phase_site *s, double ops, double bytes, double accesses, double ws)
+static inline void icsim__phase_end(struct icsim_phase_site *s, const struct icsim_phase_work *w)
 {
   double t = icsim__cpu_seconds() - icsim__phase_t0;
   icsim_native_phase_s += t;
@@ -89,29 +107,35 @@ static inline void icsim__phase_end(struct icsim_phase_site *s, double ops, doub
     s->next = icsim_phase_sites;
     icsim_phase_sites = s;
   }
-  s->calls++, s->seconds += t, s->ops += ops, s->bytes += bytes, s->accesses += accesses, s->working_set = ws;
+  s->calls++, s->seconds += t, s->ops += w->ops, s->bytes += w->bytes, s->accesses += w->accesses;
+  s->chain += w->chain, s->chain_divide += w->chain_divide, s->mispredicts += w->mispredicts;
+  s->working_set = w->working_set;
 }
 #define ICSIM_PHASE_BEGIN() (icsim__phase_t0 = icsim__cpu_seconds())
-#define ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set)                                                    \
+#define ICSIM_PHASE_END_WORK(...)                                                                                     \
   do {                                                                                                                \
-    static struct icsim_phase_site icsim__site = {__FILE__, __LINE__, 0, 0, 0, 0, 0, 0, 0, NULL};                       \
-    icsim__phase_end(&icsim__site, (double)(ops), (double)(bytes), (double)(accesses), (double)(working_set));      \
+    static struct icsim_phase_site icsim__site = {__FILE__, __LINE__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL};                    \
+    struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
+    icsim__phase_end(&icsim__site, &icsim__w);                                                                        \
   } while (0)
-#define ICSIM_PHASE_END(ops, bytes) ICSIM_PHASE_END_ACCESS(ops, bytes, 0, -1)
+#define ICSIM_PHASE_END(ops_, bytes_) ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_))
 static inline double icsim_compute_seconds(void) { return icsim_native_phase_s; }
 /* Per call site: calls, measured CPU seconds and the declared work (all phases since the start). */
 static inline void icsim_phase_profile(FILE *f)
 {
   for (struct icsim_phase_site *s = icsim_phase_sites; s; s = s->next)
     if (s->calls)
-      fprintf(f, "phase %s:%d calls %.0f seconds %.6f ops %.6g bytes %.6g accesses %.6g working_set %.6g\n", s->file,
-            s->line, s->calls, s->seconds, s->ops, s->bytes, s->accesses, s->working_set);
+      fprintf(f,
+              "phase %s:%d calls %.0f seconds %.6f ops %.6g bytes %.6g accesses %.6g working_set %.6g chain %.6g "
+              "chain_divide %.6g mispredicts %.6g\n",
+              s->file, s->line, s->calls, s->seconds, s->ops, s->bytes, s->accesses, s->working_set, s->chain,
+              s->chain_divide, s->mispredicts);
 }
 /* Start the per-site sums again (at the start of the timed region). */
 static inline void icsim_phase_profile_reset(void)
 {
   for (struct icsim_phase_site *s = icsim_phase_sites; s; s = s->next)
-    s->calls = s->seconds = s->ops = s->bytes = s->accesses = 0;
+    s->calls = s->seconds = s->ops = s->bytes = s->accesses = s->chain = s->chain_divide = s->mispredicts = 0;
 }
 static inline int icsim_skeleton_ok(void) { return 0; }
 static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }
@@ -119,8 +143,7 @@ static inline void icsim_free_shared(void *p) { free(p); }
 #else
 #define ICSIM_PHASE_BEGIN() ((void)0)
 #define ICSIM_PHASE_END(ops, bytes) ((void)(ops), (void)(bytes))
-#define ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set)                                                    \
-  ((void)(ops), (void)(bytes), (void)(accesses), (void)(working_set))
+#define ICSIM_PHASE_END_WORK(...) ((void)(struct icsim_phase_work){__VA_ARGS__})
 static inline double icsim_compute_seconds(void) { return 0; }
 static inline int icsim_skeleton_ok(void) { return 0; }
 static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }

@@ -14,10 +14,22 @@
 #define A_MULT 1220703125.0
 #define EP_SEED 271828183.0
 
-/* Work of one pair, counted from the loop body: two generator steps (multiply, mask,
- * convert: 4 each), the circle test (6), and for the pi/4 of pairs accepted a log (~20),
- * a sqrt (~15), a division (~10) and 8 more arithmetic operations. */
-#define OPS_PER_PAIR (8.0 + 6.0 + 0.785 * 53.0)
+/* Work of one pair, counted from the loop body, loop control as 2:
+ * - two generator steps in vranlc (multiply, mask, convert, scale, store, loop control: 6 each),
+ *   each waiting for the previous one's multiply: 2 chain steps;
+ * - the circle test: 2 loads, x = 2x - 1 twice (4), r2 (3), compare-and-branch, loop control: 12;
+ *   the predictor guesses "inside" and misses on the 1 - pi/4 of pairs outside;
+ * - for the pi/4 of pairs accepted: a library log (about 25 operations: table lookup and a
+ *   polynomial), multiply, divide, sqrt, 2 multiplies, 2 absolute values, the max (a call of 3),
+ *   conversion, q[l] += 1 (load, add, store), 2 adds into the sums: 40. Its dependency path runs
+ *   through every step: x (2), r2 (2), the log's polynomial (7), the multiply, the product g,
+ *   max and conversion (2), the q[l] update: 14 adds or multiplies and 2 divide/sqrt. The next
+ *   pair's path does not wait for it, but one pair in five mispredicts and flushes what was in
+ *   flight: counted as not overlapped. */
+#define OPS_PER_PAIR (12.0 + 12.0 + M_PI / 4 * 40.0)
+#define CHAIN_PER_PAIR (2.0 + M_PI / 4 * 14.0)
+#define CHAIN_DIVIDE_PER_PAIR (M_PI / 4 * 2.0)
+#define MISPREDICTS_PER_PAIR (1.0 - M_PI / 4)
 
 int main(int argc, char **argv)
 {
@@ -73,7 +85,9 @@ int main(int argc, char **argv)
       }
     }
     /* the batch buffer (1 MiB) is written and read once */
-    ICSIM_PHASE_END(OPS_PER_PAIR * NK, 2.0 * 2 * NK * sizeof(double));
+    ICSIM_PHASE_END_WORK(.ops = OPS_PER_PAIR * NK, .bytes = 2.0 * 2 * NK * sizeof(double),
+                         .working_set = 2.0 * NK * sizeof(double), .chain = CHAIN_PER_PAIR * NK,
+                         .chain_divide = CHAIN_DIVIDE_PER_PAIR * NK, .mispredicts = MISPREDICTS_PER_PAIR * NK);
   }
   double local[NQ + 2], global[NQ + 2];
   memcpy(local, q, sizeof q);
