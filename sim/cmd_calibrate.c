@@ -4,10 +4,10 @@
  *
  * The measure is a chain of dependent integer additions: every x86-64 core retires one per clock
  * cycle, whatever its vector width, so the rate is this core's clock in scalar operations per
- * second, the same convention as a platform's nodes/clock x nodes/ops-per-cycle. SMPI charges
- * measured seconds t as t x smpi/host-speed flops at the simulated host's nodes/speed; icsim sets
- * smpi/host-speed = H x speed / (clock x ops-per-cycle), so t becomes t x H / (clock x
- * ops-per-cycle): a loop of N operations takes N / (clock x ops-per-cycle) simulated seconds.
+ * second, comparable with a platform's nodes/clock. SMPI charges measured seconds t as
+ * t x smpi/host-speed flops at the simulated host's nodes/speed; icsim sets smpi/host-speed =
+ * H x speed / clock, so t becomes t x H / clock: a chain of N dependent additions takes N / clock
+ * simulated seconds (the ratio of clocks; whatever else this core overlaps is in t already).
  *
  * The result is stored (build/host-speed.txt: one number and how it was measured) and reused by
  * every run; `icsim calibrate-host` measures again. It counts the thread's CPU time, as SMPI's

@@ -200,3 +200,44 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   rt->rank_host = NULL;
   icsim_runtime_destroy(rt);
 }
+
+/* The native phase timing of the host check (-DICSIM_PHASE_TIMING): the kernel reports the CPU
+ * time of its phases, no more than its timed region, and the per-site profile adds up to it. */
+Test(npb, native_phase_timing_adds_up, .timeout = 300)
+{
+  char *out;
+  if (run("command -v mpicc.mpich && command -v mpiexec.mpich", &out, 1) != 0) {
+    free(out);
+    cr_skip_test("Debian's MPICH (mpicc.mpich) not installed");
+  }
+  free(out);
+  char dir[] = "/tmp/icsim-npb-timing-XXXXXX", cmd[1024];
+  cr_assert(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd,
+           "mpicc.mpich -O2 -DICSIM_PHASE_TIMING -I" ICSIM_SRC "/workloads/include -o %s/mg " ICSIM_SRC
+           "/workloads/npb/mg.c " ICSIM_SRC "/workloads/npb/npb.c -lm",
+           dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "ICSIM_PHASE_PROFILE=1 mpiexec.mpich -n 1 %s/mg W", dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+  cr_assert(strstr(out, VERIFIED), "%s", out);
+  cr_assert(strstr(out, "measured (native)"), "%s", out);
+  double t = field(out, "Time in seconds"), c = field(out, "Compute time");
+  /* Time in seconds is printed to 0.01 s; CPU time of the phases cannot exceed the wall time */
+  cr_assert(c > 0 && c <= t + 0.005, "compute %g, time %g", c, t);
+  /* the timed region's phases, site by site (the profile also holds the verification after it) */
+  double sum = 0;
+  int sites = 0;
+  for (const char *p = strstr(out, "\nphase "); p; p = strstr(p + 1, "\nphase ")) {
+    const char *sec = strstr(p, " seconds ");
+    cr_assert(sec, "%s", p);
+    sum += strtod(sec + 9, NULL);
+    sites++;
+  }
+  cr_assert(sites >= 5, "resid, psinv, rprj3, interp, comm3 at least: %d sites\n%s", sites, out);
+  cr_assert(sum >= c - 1e-4, "sites %g < compute %g", sum, c);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  system(cmd);
+}
