@@ -119,15 +119,13 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, cons
     sharers = p->cores_per_socket; /* oversubscribed cores take turns: they do not all stream at once */
   int level = holding_level(p, w->working_set, sharers);
   int alevel = w->access_set > 0 ? holding_level(p, w->access_set, sharers) : level;
-  double bw;
-  if (level < 3) {
-    bw = p->cache_bw_Bps[level] > 0 ? p->cache_bw_Bps[level] : p->memory_bw_Bps;
-  } else {
-    /* the core's share of the memory controller, and no more than one core can keep in flight */
-    bw = p->memory_bw_Bps / sharers;
-    if (p->core_memory_bw_Bps > 0 && p->core_memory_bw_Bps < bw)
-      bw = p->core_memory_bw_Bps;
-  }
+  /* memory: the core's share of the memory controller, and no more than one core keeps in flight;
+   * a cache level without a bandwidth of its own streams at that rate too */
+  double bw = p->memory_bw_Bps / sharers;
+  if (p->core_memory_bw_Bps > 0 && p->core_memory_bw_Bps < bw)
+    bw = p->core_memory_bw_Bps;
+  if (level < 3 && p->cache_bw_Bps[level] > 0)
+    bw = p->cache_bw_Bps[level];
   double lat = alevel < 3 ? p->cache_lat_s[alevel] : p->memory_lat_s;
   /* the core: independent operations at its issue rate, or the dependency chain at the
    * operations' latency, whichever is longer; mispredicted branches stall it either way */

@@ -147,8 +147,14 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
   if (!rt)
     return;
   int me = icsim_my_rank();
-  struct icsim_work w = {.ops = ops, .bytes = bytes, .accesses = accesses, .working_set = working_set,
-                         .access_set = access_set, .chain = chain, .chain_divide = chain_divide, .mispredicts = mispredicts};
+  struct icsim_work w = {.ops = ops,
+                         .bytes = bytes,
+                         .accesses = accesses,
+                         .working_set = working_set,
+                         .access_set = access_set,
+                         .chain = chain,
+                         .chain_divide = chain_divide,
+                         .mispredicts = mispredicts};
   double t = icsim_runtime_compute_time(rt, me, &w);
   if (t > 0)
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));

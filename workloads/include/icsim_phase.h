@@ -114,7 +114,7 @@ static inline void icsim__phase_end(struct icsim_phase_site *s, const struct ics
 #define ICSIM_PHASE_BEGIN() (icsim__phase_t0 = icsim__cpu_seconds())
 #define ICSIM_PHASE_END_WORK(...)                                                                                     \
   do {                                                                                                                \
-    static struct icsim_phase_site icsim__site = {__FILE__, __LINE__, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL};                    \
+    static struct icsim_phase_site icsim__site = {.file = __FILE__, .line = __LINE__};                               \
     struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
     icsim__phase_end(&icsim__site, &icsim__w);                                                                        \
   } while (0)
