@@ -44,9 +44,18 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
 /* Locate a program by path, PATH or the build's workloads folder. Returns malloc'ed path or NULL
  * (program.c). */
 char *find_program(const char *name);
+/* The MPI ABI a program was built against, read from its dynamic section (DT_NEEDED). */
+enum program_abi {
+  PROGRAM_ABI_ICSIM, /* icsimcc: SimGrid's MPI with the icsim layer */
+  PROGRAM_ABI_MPICH, /* libmpich.so.12 (MPICH, Intel MPI): runs through the abi stack's adaptor */
+  PROGRAM_ABI_OMPI,  /* libmpi.so.40 (Open MPI 3.x/4.x): runs through the abi stack's adaptor */
+};
 /* Check that PATH can run under this icsim: an ELF built with icsimcc (SimGrid's MPI plus the icsim
- * MPI layer). Returns 0, or -1 with ERR saying what it is and how to rebuild it (program.c). */
-int check_program(const char *path, char *err, size_t errlen);
+ * MPI layer), or built against an MPI whose ABI the adaptor translates (*ABI says which). Returns 0,
+ * or -1 with ERR saying what it is and how to rebuild it (program.c). */
+int check_program(const char *path, enum program_abi *abi, char *err, size_t errlen);
+/* "mpich", "openmpi" or "icsim". */
+const char *program_abi_name(enum program_abi abi);
 
 void free_strv(char **v);
 

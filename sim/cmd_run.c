@@ -51,6 +51,37 @@ static int write_hostfile(const char *path, const char *content, char *err, size
   return icsim_output_write("hostfile", path, content, strlen(content), err, errlen);
 }
 
+/* Prepend the `abi` layer to the platform's layers (or to a --set layers list) in SETS. */
+static void add_abi_layer(const char *platform, char *sets, size_t cap)
+{
+  char names[512] = "";
+  const char *given = strstr(sets, "layers=");
+  if (given && (given == sets || given[-1] == ';')) {
+    int n = (int)strcspn(given + 7, ";");
+    snprintf(names, sizeof names, "%.*s", n, given + 7);
+    char rest[8192];
+    snprintf(rest, sizeof rest, "%s", given + 7 + n);
+    snprintf(sets + (given - sets), cap - (size_t)(given - sets), "%s", rest[0] == ';' ? rest + 1 : rest);
+  } else {
+    char e[256];
+    struct icsim_runtime *r0 = icsim_runtime_create(platform, NULL, e, sizeof e);
+    if (!r0)
+      return; /* the platform's own error is reported by the caller */
+    for (int i = 0; i < r0->pf.nlayers; i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "," : "", r0->pf.layer[i]->name);
+    icsim_runtime_destroy(r0);
+  }
+  char list[600];
+  int has = 0;
+  for (char *t = names, *end; *t; t = *end ? end + 1 : end) {
+    end = t + strcspn(t, ",");
+    has |= (size_t)(end - t) == 3 && !strncmp(t, "abi", 3);
+  }
+  snprintf(list, sizeof list, "%s%s%s", has ? "" : "abi", has || !names[0] ? "" : ",", names);
+  size_t len = strlen(sets);
+  snprintf(sets + len, cap - len, "%slayers=%s", len ? ";" : "", list);
+}
+
 int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out, char *err,
                   size_t errlen)
 {
@@ -68,6 +99,13 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     }
     snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%s", i ? ";" : "", rq->sets[i]);
   }
+  /* A program built against MPICH or Open MPI runs through the MPI adaptor, whose cost the `abi` call
+   * layer charges: added on top of the platform's layers when they do not list it. */
+  enum program_abi abi = PROGRAM_ABI_ICSIM;
+  char *early = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
+  if (early && check_program(early, &abi, err, errlen) == 0 && abi != PROGRAM_ABI_ICSIM)
+    add_abi_layer(abs_platform, sets, sizeof sets);
+  free(early);
   struct icsim_runtime *rt = icsim_runtime_create(abs_platform, sets, err, errlen);
   if (!rt)
     return -1;
@@ -86,7 +124,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
              rq->program[0]);
     goto out;
   }
-  if (check_program(program, err, errlen))
+  if (check_program(program, &abi, err, errlen))
     goto out;
   if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen))
     goto out;
@@ -129,6 +167,39 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
       goto out;
     }
     push(&env, &ne, "%s=%s/%s", ICSIM_ENV_STATS, abs, slash ? slash + 1 : rq->stats);
+  }
+  if (abi != PROGRAM_ABI_ICSIM) {
+#if ICSIM_SANITIZED
+    snprintf(err, errlen, "program %s needs the MPI adaptor, which the sanitizer build does not run; use the "
+             "ordinary build", program);
+    free_strv(env);
+    goto out;
+#endif
+    /* The adaptor stands in for the program's MPI library: its loader, preloaded into smpirun's
+     * process, loads it before the program and lets SMPI load an ordinary executable
+     * (stacks/abi/README.md). */
+    push(&env, &ne, "ICSIM_ABI=%s", program_abi_name(abi));
+    if (abi == PROGRAM_ABI_MPICH)
+      push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/mpich/libmpich.so.12:%s/abi/mpich/libmpichfort.so.12", ICSIM_LIBDIR,
+           ICSIM_LIBDIR);
+    else
+      push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/ompi/libmpi.so.40", ICSIM_LIBDIR);
+  }
+  { /* what smpirun's process preloads: the clock shim (host timing off), the adaptor's loader,
+     * then whatever the caller preloads */
+    char preload[3 * PATH_MAX] = "";
+    const char *pre = getenv("LD_PRELOAD");
+#if !ICSIM_SANITIZED
+    if (!rq->host_timing)
+      snprintf(preload, sizeof preload, "%s/libicsim_clock.so", ICSIM_LIBDIR);
+#endif
+    if (abi != PROGRAM_ABI_ICSIM)
+      snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s/libicsim_abi_loader.so",
+               preload[0] ? ":" : "", ICSIM_LIBDIR);
+    if (pre && *pre)
+      snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "", pre);
+    if (preload[0])
+      push(&env, &ne, "LD_PRELOAD=%s", preload);
   }
   push(&argv, &na, "smpirun");
 #if ICSIM_SANITIZED
@@ -623,6 +694,13 @@ int cmd_run(int argc, char **argv)
       free(rq.sets);
       return 2;
     }
+    for (char **e = env; *e; e++)
+      if (!strncmp(*e, "ICSIM_ABI=", 10)) {
+        const char *a = *e + 10;
+        printf("# %s was built against %s (it needs %s): it runs through the MPI adaptor, layer abi\n",
+               rq.program[0], !strcmp(a, "mpich") ? "MPICH" : "Open MPI",
+               !strcmp(a, "mpich") ? "libmpich.so.12" : "libmpi.so.40");
+      }
     for (char **e = env; *e; e++) {
       char *eq = strchr(*e, '=');
       printf("%.*s=", (int)(eq - *e + 0), *e);

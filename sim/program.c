@@ -46,6 +46,7 @@ struct elf_facts {
   int dynamic;        /* has a dynamic section at all */
   int simgrid, layer, asan;
   char other_mpi[64]; /* the first library of another MPI, if any */
+  int mpich, ompi, ompi_fortran; /* the ABIs the adaptor serves, and Open MPI's Fortran library */
 };
 
 static int read_at(FILE *f, long off, void *buf, size_t len)
@@ -85,6 +86,9 @@ static int elf_facts(FILE *f, const Elf64_Ehdr *eh, struct elf_facts *ef)
         ef->simgrid |= starts(lib, "libsimgrid.so");
         ef->layer |= starts(lib, "libicsim_mpi.so");
         ef->asan |= starts(lib, "libasan.so");
+        ef->mpich |= !strcmp(lib, "libmpich.so.12") || !strcmp(lib, "libmpichfort.so.12");
+        ef->ompi |= !strcmp(lib, "libmpi.so.40");
+        ef->ompi_fortran |= starts(lib, "libmpi_mpifh.so") || starts(lib, "libmpi_usempi");
         if (!ef->other_mpi[0] && (starts(lib, "libmpich") || starts(lib, "libmpi.so") || starts(lib, "libmpi_") ||
                                   starts(lib, "libmpifort") || starts(lib, "libopen-rte") || starts(lib, "libmpl")))
           snprintf(ef->other_mpi, sizeof ef->other_mpi, "%s", lib);
@@ -96,8 +100,14 @@ static int elf_facts(FILE *f, const Elf64_Ehdr *eh, struct elf_facts *ef)
   return 0;
 }
 
-int check_program(const char *path, char *err, size_t errlen)
+const char *program_abi_name(enum program_abi abi)
 {
+  return abi == PROGRAM_ABI_MPICH ? "mpich" : abi == PROGRAM_ABI_OMPI ? "openmpi" : "icsim";
+}
+
+int check_program(const char *path, enum program_abi *abi, char *err, size_t errlen)
+{
+  *abi = PROGRAM_ABI_ICSIM;
   static const char rebuild[] = "rebuild it from its sources with " ICSIM_BINDIR "/icsimcc (" ICSIM_BINDIR
                                 "/icsimff for Fortran), used like mpicc";
   FILE *f = fopen(path, "rb");
@@ -119,11 +129,22 @@ int check_program(const char *path, char *err, size_t errlen)
     snprintf(err, errlen, "program %s was built for another machine (not x86-64); %s", path, rebuild);
   else if (elf_facts(f, &eh, &ef))
     snprintf(err, errlen, "program %s: cannot read its ELF headers; %s", path, rebuild);
-  else if (ef.other_mpi[0])
+  else if (ef.other_mpi[0] && ef.ompi_fortran)
     snprintf(err, errlen,
-             "program %s was built against another MPI (it needs %s, e.g. Debian's mpicc): SimGrid's SMPI cannot run "
-             "such a binary as it is; %s, or run the unchanged binary through the MPI ABI adaptor (the `abi` stack) "
-             "once it exists",
+             "program %s is a Fortran program built against Open MPI (it needs %s): the MPI adaptor (the `abi` "
+             "stack) translates Open MPI's C calls and MPICH's C and Fortran calls; build it with mpif90.mpich, "
+             "or %s", path, ef.other_mpi, rebuild);
+  else if (ef.other_mpi[0] && (ef.mpich || ef.ompi) && !ef.pie)
+    snprintf(err, errlen, "program %s is not position-independent, so SMPI cannot load it once per rank; build it "
+             "with -fPIE -pie (Debian's default), or %s", path, rebuild);
+  else if (ef.other_mpi[0] && (ef.mpich || ef.ompi)) {
+    *abi = ef.mpich ? PROGRAM_ABI_MPICH : PROGRAM_ABI_OMPI;
+    rc = 0;
+  } else if (ef.other_mpi[0])
+    snprintf(err, errlen,
+             "program %s was built against an MPI whose ABI the adaptor (the `abi` stack) does not translate (it "
+             "needs %s; the adaptor serves libmpich.so.12: MPICH, Intel MPI; and libmpi.so.40: Open MPI 3 and 4); "
+             "%s",
              path, ef.other_mpi, rebuild);
   else if (!ef.dynamic || (!ef.simgrid && !ef.layer)) /* the layer brings SimGrid with it */
     snprintf(err, errlen, "program %s was not built with icsimcc (it does not use SimGrid's MPI%s); %s", path,

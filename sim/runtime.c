@@ -235,6 +235,7 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   q->id = t ? t->id : 0;
   q->msg = t ? &t->msg : NULL;
   q->kind = t ? t->msg.kind : ICSIM_MSG_P2P;
+  q->announced_s = t ? t->announced_s : q->now_s;
   rt->transfers_started++;
   rt->intra_node_transfers += q->src_node == q->dst_node;
   c->latency_s = q->route_latency_s;

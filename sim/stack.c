@@ -66,3 +66,12 @@ size_t icsim_counters_out(struct icsim_counter *out, size_t max, const struct ic
     out[i] = c[i];
   return n;
 }
+
+int icsim_eager_push(const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+{
+  double flown = q->msg ? q->now_s - q->announced_s : 0;
+  if (flown <= 0)
+    return 0;
+  c->latency_s = c->latency_s - flown > 1e-12 ? c->latency_s - flown : 1e-12;
+  return 1;
+}

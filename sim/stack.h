@@ -71,6 +71,9 @@ struct icsim_wire_query {
                           * synchronisation, counted in --stats) */
   const struct icsim_msg *msg; /* the MPI side of it, NULL when id is 0 */
   double now_s;          /* simulated time at which the transfer starts */
+  double announced_s;    /* when the MPI layer handed the message over (now_s when nobody did):
+                          * SimGrid starts an eager transfer only once the receive is posted;
+                          * a stack whose adapter pushes eager data at once uses the difference */
   enum icsim_msg_kind kind;
   double bytes;          /* payload bytes of the MPI message */
   double envelope_bytes; /* MPI envelope SMPI sends with it; moves at bandwidth_Bps too */
@@ -157,6 +160,12 @@ const char *icsim_wire_mode_name(enum icsim_wire_mode m);
 void icsim_stack_register(const struct icsim_stack_ops *ops);
 /* A stack's counters hook: copies its N counters C into OUT, at most MAX; returns how many. */
 size_t icsim_counters_out(struct icsim_counter *out, size_t max, const struct icsim_counter *c, size_t n);
+
+/* Eager push, for a stack whose sender's adapter sends an eager message at once (whether or not
+ * the receive is posted): SimGrid starts the transfer only when the receive is posted, so the part
+ * of the flight already behind it (now - announced) comes off C's latency, down to almost nothing.
+ * Returns 1 when the message was sent before its transfer started (a stack counts these). */
+int icsim_eager_push(const struct icsim_wire_query *q, struct icsim_wire_cost *c);
 const struct icsim_stack_ops *icsim_stack_find(const char *name);
 size_t icsim_stack_count(void);
 const struct icsim_stack_ops *icsim_stack_at(size_t i);

@@ -138,3 +138,47 @@ Test(validate_case, many_entries_load)
   cr_assert(strstr(err, ":14005:6: metrics/14000 (m) has no 'tolerance'"), "%s", err);
   unlink(path);
 }
+
+Test(validate_case, claim_needs_a_bound)
+{
+  expect_error("claim-without-bound.yaml", ":11:5: ", "claim 'far_above' has no bound", "'at-least' or 'at-most'", NULL);
+  expect_error("claim-empty-bounds.yaml", ":11:5: ", "at-least 2 is above at-most 1", NULL);
+  expect_error("claim-unknown-metric.yaml", ":14:11: ", "'b' is not a metric of this case", NULL);
+}
+
+/* A claim is the ratio of two metrics' simulated values at its x: 6 / 2 = 3 passes "at least 2"
+ * and fails "at most 2.5"; a metric without a value at x makes it fail with the reason. */
+Test(validate_case, claims_judge_the_ratio_of_two_curves)
+{
+  struct icsim_yfile y;
+  char err[1024] = "";
+  cr_assert_eq(validate_case_load(DATA "claims.yaml", &y, err, sizeof err), 0, "%s", err);
+  struct rows rs = {0};
+  const char *xs[2] = {"8", "16"};
+  double va[2] = {6, 1}, vb[2] = {2, 1};
+  for (int m = 0; m < 2; m++)
+    for (int i = 0; i < 2; i++) {
+      rs.n++;
+      rs.r = realloc(rs.r, rs.n * sizeof *rs.r);
+      struct row *r = &rs.r[rs.n - 1];
+      memset(r, 0, sizeof *r);
+      snprintf(r->case_name, sizeof r->case_name, "claims");
+      snprintf(r->metric, sizeof r->metric, "%s", m ? "b" : "a");
+      snprintf(r->x, sizeof r->x, "%s", xs[i]);
+      r->has_simulated = 1;
+      r->simulated = m ? vb[i] : va[i];
+      r->status = "blind";
+    }
+  rs.cap = rs.n;
+  for (int c = 0; c < 3; c++)
+    cr_assert_eq(compare_claim(&y, c, "claims", &rs, err, sizeof err), 0);
+  cr_assert_str_eq(rs.r[4].status, "pass");
+  cr_assert_float_eq(rs.r[4].simulated, 3, 1e-12);
+  cr_assert(strstr(rs.r[4].note, "needs >= 2"), "%s", rs.r[4].note);
+  cr_assert_str_eq(rs.r[5].status, "fail");
+  cr_assert(strstr(rs.r[5].note, "needs in [0.5, 2.5]"), "%s", rs.r[5].note);
+  cr_assert_str_eq(rs.r[6].status, "fail");
+  cr_assert(strstr(rs.r[6].note, "no simulated value at x = 32"), "%s", rs.r[6].note);
+  free(rs.r);
+  icsim_yaml_free(&y);
+}

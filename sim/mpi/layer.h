@@ -22,8 +22,14 @@ void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int 
                     int tag);
 /* Occupy the calling rank's CPU for SECONDS of simulated time. */
 void icsim_occupy_cpu(double seconds);
-/* Cost of the MPI call NAME in the call layers (per-call CPU hook). */
+/* Cost of the MPI call NAME in the call layers (per-call CPU hook), unless a call layer's entry
+ * point already charged the call the program made (icsim_call_enter). */
 void icsim_charge_call(const char *name);
+/* A call layer's program-side library (the abi stack's adaptor) brackets each call it forwards:
+ * enter charges the call layers' call_cpu for NAME once, and the layer's own charges inside the
+ * call are not made again; leave ends the bracket. Exported for those libraries. */
+void icsim_call_enter(const char *name);
+void icsim_call_leave(void);
 /* Send side of one message: stack CPU, then the announcement that joins it to its transfer. */
 void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 /* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "platform.h"
+#include "registration.h"
 
 #define F(field) offsetof(struct generic_params, field)
 
@@ -28,6 +29,29 @@ static const struct icsim_param_desc generic_params_table[] = {
     {"generic/store-and-forward", ICSIM_P_BOOL, 0, 0, 0, "true", "assumed",
      "switches receive a whole frame before forwarding it (Ethernet); false = cut-through (InfiniBand)", NULL,
      F(store_and_forward)},
+    {"generic/eager-push", ICSIM_P_BOOL, 0, 0, 0, "true", "spec",
+     "an eager message leaves when it is sent, into buffers the receiving MPI keeps posted, whether or not the "
+     "receive is posted yet (the eager protocol of MPICH's ch3 and MVAPICH2); false = SimGrid's plain behaviour, "
+     "the data starts when the receive is posted", NULL, F(eager_push)},
+    {"generic/rendezvous-finish", ICSIM_P_BOOL, 0, 0, 0, "false", "assumed",
+     "rendezvous data is written by RDMA and a FIN control message follows it; the receive completes when the FIN "
+     "lands (MVAPICH2's RPUT)", NULL, F(rendezvous_finish)},
+    {"generic/registration-base", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "0s", "assumed",
+     "registering a buffer with the adapter for RDMA, per registration (system call, adapter translation table "
+     "update); 0 = the MPI registers nothing", NULL, F(reg_base_s)},
+    {"generic/registration-per-page", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1, "0s", "assumed",
+     "registering a buffer, per page pinned and translated", NULL, F(reg_page_s)},
+    {"generic/registration-page", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 1, 1e9, "4KiB", "spec",
+     "page size registrations are rounded out to (x86-64 base page)", NULL, F(reg_page_B)},
+    {"generic/registration-cache-entries", ICSIM_P_INT, 0, 0, 1 << 24, "0", "assumed",
+     "registrations each rank keeps for reuse (least recently used evicted); 0 = no cache, every rendezvous "
+     "registers", NULL, F(reg_cache_entries)},
+    {"generic/shm-eager-threshold", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "0B", "assumed",
+     "inside a node: largest message copied twice through the shared ring; larger ones take an RTS/CTS and one "
+     "copy by the receiver", NULL, F(shm_eager_B)},
+    {"generic/shm-copy-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
+     "one core copying a message into or out of the shared ring; 0 = the platform's plain channel "
+     "(nodes/shm-instructions per message, no protocol)", NULL, F(shm_copy_bw_Bps)},
 };
 
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames)
@@ -73,24 +97,85 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
     c->latency_s += 2 * one_way + p->send_overhead_s + p->recv_overhead_s;
     s->rendezvous_msgs++;
     s->control_msgs += 2;
+    if (p->rendezvous_finish) { /* the FIN leaves after the data, which the latency stands for too */
+      c->latency_s += one_way;
+      s->control_msgs++;
+    }
   } else {
     s->eager_msgs++;
+    /* Eager push: the sender's NIC sends an eager message at once into buffers the receiving MPI
+     * keeps posted; SimGrid starts the transfer only when the receive is posted, so the part of
+     * the flight already behind the message by then is not paid again. */
+    if (p->eager_push && icsim_eager_push(q, c))
+      s->pushed_msgs++;
   }
 }
 
 static int generic_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
                           size_t errlen)
 {
-  (void)pf;
   (void)err;
   (void)errlen;
   struct generic_state *s = calloc(1, sizeof *s);
   icsim_params_fill(ps, generic_params_table, sizeof generic_params_table / sizeof generic_params_table[0], &s->p);
+  s->clock_Hz = pf->p.clock_Hz;
+  s->shm_instructions = pf->p.shm_instructions;
   *state = s;
   return 0;
 }
 
-static void generic_destroy(void *state) { free(state); }
+static void generic_destroy(void *state)
+{
+  struct generic_state *s = state;
+  for (int i = 0; i < s->nreg; i++)
+    reg_cache_free(&s->reg[i]);
+  free(s->reg);
+  free(s);
+}
+
+double generic_register(struct generic_state *s, int rank, const void *buf, size_t len)
+{
+  const struct generic_params *p = &s->p;
+  if ((p->reg_base_s <= 0 && p->reg_page_s <= 0) || rank < 0)
+    return 0;
+  if (rank >= s->nreg) {
+    int n = rank + 1 > 2 * s->nreg ? rank + 1 : 2 * s->nreg;
+    s->reg = realloc(s->reg, (size_t)n * sizeof *s->reg);
+    for (int i = s->nreg; i < n; i++)
+      s->reg[i] = (struct reg_cache){0};
+    s->nreg = n;
+  }
+  double pages = reg_cache_use(&s->reg[rank], p->reg_cache_entries, buf, len, p->reg_page_B);
+  if (pages == 0) {
+    s->registration_hits++;
+    return 0;
+  }
+  s->registrations++;
+  s->registered_pages += pages;
+  return p->reg_base_s + pages * p->reg_page_s;
+}
+
+void generic_intra_node(struct generic_state *s, const struct icsim_msg *m, double *send_s, double *recv_s)
+{
+  const struct generic_params *p = &s->p;
+  double cell = s->shm_instructions / s->clock_Hz; /* write or read one cell of the ring */
+  if (p->shm_copy_bw_Bps <= 0) { /* the platform's plain channel */
+    *send_s = *recv_s = cell;
+    return;
+  }
+  if ((double)m->bytes <= p->shm_eager_B) { /* copied in by the sender, out by the receiver */
+    *send_s = *recv_s = cell + (double)m->bytes / p->shm_copy_bw_Bps;
+    s->shm_eager_msgs++;
+  } else { /* RTS and CTS through the ring; the receiver's one copy is the memory transfer */
+    *send_s = *recv_s = 2 * cell;
+    s->shm_single_copy_msgs++;
+  }
+}
+
+static void generic_intra_node_cb(void *state, const struct icsim_msg *m, double *send_s, double *recv_s)
+{
+  generic_intra_node(state, m, send_s, recv_s);
+}
 
 static double eager_copy_s(const struct generic_params *p, const struct icsim_msg *m)
 {
@@ -99,16 +184,25 @@ static double eager_copy_s(const struct generic_params *p, const struct icsim_ms
   return (double)m->bytes / p->eager_copy_bw_Bps;
 }
 
+/* A rendezvous buffer is registered on its side before the data moves (the sender's at the RTS,
+ * the receiver's before the CTS); charged to each side's CPU. */
+static double rendezvous_registration(struct generic_state *s, const struct icsim_msg *m, int rank)
+{
+  if ((double)m->bytes <= s->p.eager_threshold_B || !m->buf)
+    return 0;
+  return generic_register(s, rank, m->buf, m->bytes);
+}
+
 static double generic_send_cpu(void *state, const struct icsim_msg *m)
 {
   struct generic_state *s = state;
-  return s->p.send_overhead_s + eager_copy_s(&s->p, m);
+  return s->p.send_overhead_s + eager_copy_s(&s->p, m) + rendezvous_registration(s, m, m->src_rank);
 }
 
 static double generic_recv_cpu(void *state, const struct icsim_msg *m)
 {
   struct generic_state *s = state;
-  return s->p.recv_overhead_s + eager_copy_s(&s->p, m);
+  return s->p.recv_overhead_s + eager_copy_s(&s->p, m) + rendezvous_registration(s, m, m->dst_rank);
 }
 
 static void generic_wire_cb(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
@@ -125,7 +219,13 @@ static size_t generic_counters(void *state, struct icsim_counter *out, size_t ma
                               {"rendezvous_messages", "transfers", s->rendezvous_msgs},
                               {"control_messages", "messages", s->control_msgs},
                               {"frames", "frames", s->frames},
-                              {"wire_bytes", "bytes", s->wire_bytes}};
+                              {"wire_bytes", "bytes", s->wire_bytes},
+                              {"pushed_before_receive", "transfers", s->pushed_msgs},
+                              {"registrations", "registrations", s->registrations},
+                              {"registered_pages", "pages", s->registered_pages},
+                              {"registration_cache_hits", "uses", s->registration_hits},
+                              {"shm_eager_messages", "messages", s->shm_eager_msgs},
+                              {"shm_single_copy_messages", "messages", s->shm_single_copy_msgs}};
   return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
@@ -140,6 +240,7 @@ const struct icsim_stack_ops generic_stack = {
     .destroy = generic_destroy,
     .send_cpu = generic_send_cpu,
     .recv_cpu = generic_recv_cpu,
+    .intra_node_cpu = generic_intra_node_cb,
     .wire = generic_wire_cb,
     .eager_limit_bytes = generic_eager_limit,
     .counters = generic_counters,

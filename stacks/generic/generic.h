@@ -6,9 +6,21 @@
  *   recv CPU  = recv-overhead (+ payload / eager-copy-bandwidth for eager messages)
  *   wire      = route latency (+ one frame re-serialized per switch stage when switches store
  *               and forward); payload at link rate x payload/(payload + headers and padding)
+ *   eager push: an eager message leaves when it is sent, whether or not the receive is posted;
+ *               SimGrid starts it only at the receive, so the flight already behind it by then
+ *               (now - announced) comes off its latency.
  *   rendezvous (payload > eager-threshold): the sender waits for the receiver, and the data
  *               starts only after an RTS/CTS round trip of control frames over the same route,
- *               each paying the control-frame serialization and both sides' overheads.
+ *               each paying the control-frame serialization and both sides' overheads; with
+ *               rendezvous-finish (RDMA write rendezvous, MVAPICH2's RPUT) a FIN control message
+ *               follows the data and the receive completes when it lands.
+ *   registration (RDMA MPIs): a rendezvous buffer is registered with the adapter on first use
+ *               on each side (registration-base + pages x registration-per-page), then found in
+ *               the rank's registration cache (registration.h) until evicted.
+ *   inside a node (the MPI's shared-memory channel): a message up to shm-eager-threshold is
+ *               copied twice through a shared ring (sender in, receiver out, at
+ *               shm-copy-bandwidth), a larger one pays an RTS/CTS through the ring and is copied
+ *               once by the receiver (CMA: that copy is the transfer over the memory links).
  * Omitted: NIC queueing, interrupt coalescing, flow control credits, packet loss. */
 #ifndef ICSIM_GENERIC_H
 #define ICSIM_GENERIC_H
@@ -27,12 +39,29 @@ struct generic_params {
   double min_frame_B;
   double control_B;
   bool store_and_forward; /* switches receive a whole frame before sending it on */
+  bool eager_push;         /* eager data leaves at the send, not at the receive */
+  bool rendezvous_finish;  /* a FIN follows the rendezvous data (RDMA write) */
+  double reg_base_s, reg_page_s, reg_page_B;
+  int reg_cache_entries;   /* 0 = no cache: every rendezvous registers */
+  double shm_eager_B, shm_copy_bw_Bps; /* 0 bandwidth = the platform's default channel */
 };
+
+struct reg_cache;
 
 struct generic_state {
   struct generic_params p;
+  double clock_Hz, shm_instructions; /* the nodes', for the shared-memory ring's cells */
+  struct reg_cache *reg;             /* one per rank, grown on demand */
+  int nreg;
   double eager_msgs, rendezvous_msgs, control_msgs, frames, wire_bytes;
+  double pushed_msgs; /* eager transfers whose receive was posted after they were sent */
+  double registrations, registered_pages, registration_hits, shm_eager_msgs, shm_single_copy_msgs;
 };
+
+/* CPU seconds rank RANK spends registering BUF..BUF+LEN for a rendezvous (0 on a cache hit). */
+double generic_register(struct generic_state *s, int rank, const void *buf, size_t len);
+/* The shared-memory channel's CPU on each side for a message inside a node. */
+void generic_intra_node(struct generic_state *s, const struct icsim_msg *m, double *send_s, double *recv_s);
 
 /* Pure helpers, exported for the unit tests. */
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames);

@@ -106,6 +106,11 @@ static void skifch_wire(void *state, const struct icsim_wire_query *q, struct ic
   double moved = q->bytes + q->envelope_bytes, wire = moved + pieces * s->p.header_B;
   s->wire_bytes += wire;
   c->bandwidth_Bps *= moved / wire;
+  /* Eager push: the sender's adapter writes an eager message into the receiver's ring as soon
+   * as it is sent, whether or not the receive is posted (SimGrid would start it only then): the
+   * part of the flight already behind it when SimGrid starts the transfer is not paid again. */
+  if (q->bytes <= s->p.mpi_eager_B && icsim_eager_push(q, c))
+    s->pushed_msgs++;
 }
 
 static double skifch_eager_limit(void *state) { return ((struct skifch_state *)state)->p.mpi_eager_B; }
@@ -120,7 +125,8 @@ static size_t skifch_counters(void *state, struct icsim_counter *out, size_t max
                               {"match_s", "s", s->match_s},
                               {"send_refusals", "calls", s->refusals},
                               {"prefix_sends", "calls", s->prefixes},
-                              {"wire_bytes", "bytes", s->wire_bytes}};
+                              {"wire_bytes", "bytes", s->wire_bytes},
+                              {"pushed_before_receive", "messages", s->pushed_msgs}};
   return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 

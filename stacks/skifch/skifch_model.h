@@ -95,6 +95,7 @@ struct skifch_state {
   int nranks_cap;
   struct skifch_match_queue *unexpected; /* per receiving rank (MPI over SkifCh) */
   double channel_msgs, mpi_msgs, mpi_pieces, match_entries, match_s, wire_bytes, refusals, prefixes;
+  double pushed_msgs; /* eager messages that reached the receiver before it posted the receive */
 };
 /* The skifch state of the running platform, NULL when its network layer is not skifch. */
 struct skifch_state *skifch_state_of(void *runtime);

@@ -34,6 +34,8 @@ const struct icsim_param_desc validate_case_table[] = {
     COUNT("metrics/#/ranks", 1, 65536, REQUIRED, "number of ranks"),
     TEXT("metrics/#/place", "block", "placement, as `icsim run --place`"),
     TEXT("metrics/#/platform", ABSENT, "another platform file for this entry (default: the case's)"),
+    TEXT("metrics/#/sets/#", ABSENT,
+         "`KEY=VALUE` overrides for this entry's runs, after the case's (e.g. a what-if curve beside the model's)"),
     COUNT("metrics/#/column", 1, 32, "2", "which column of the workload's rows `x v1 v2 ...` is the value"),
     NUMBER("metrics/#/scale", 0, 1e12, "1",
            "factor on the value, e.g. 2 to turn osu_latency's one-way time into a round trip"),
@@ -59,6 +61,15 @@ const struct icsim_param_desc validate_case_table[] = {
     TEXT("aggregates/#/published", REQUIRED, "CSV of published values with a row for this `name` at `x`"),
     NUMBER("aggregates/#/tolerance", 0, 1, REQUIRED, "relative tolerance, 0.10 = 10%"),
     TEXT("aggregates/#/note", ABSENT, "a remark for the reader of the file (not in the report)"),
+    TEXT("claims/#/name", REQUIRED,
+         "a published qualitative claim, checked as a ratio of two metrics' simulated values at one x"),
+    TEXT("claims/#/text", REQUIRED, "the claim in the source's words (ours), shown in the report"),
+    TEXT("claims/#/of", REQUIRED, "metric whose simulated value at `x` is the numerator"),
+    TEXT("claims/#/over", REQUIRED, "metric whose simulated value at `x` is the denominator"),
+    TEXT("claims/#/x", REQUIRED, "the x both are taken at"),
+    NUMBER("claims/#/at-least", 0, 1e12, ABSENT, "the claim holds when the ratio is at least this"),
+    NUMBER("claims/#/at-most", 0, 1e12, ABSENT, "the claim holds when the ratio is at most this"),
+    TEXT("claims/#/why", REQUIRED, "why these bounds say the claim (what in the source they read)"),
     TEXT("excluded/#/metric", REQUIRED, "metric of a published point the model does not claim"),
     TEXT("excluded/#/x", REQUIRED, "x of that point"),
     TEXT("excluded/#/reason", REQUIRED, "why the model does not claim it, shown with the status `excluded`"),
@@ -78,6 +89,36 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
     snprintf(err, errlen, "%s:1:1: the case has no metrics; add a 'metrics:' list of entries with name, workload, "
              "ranks, published and tolerance", y->path);
     return -1;
+  }
+  for (int c = 0; case_get(y, "claims/%d/name", c); c++) {
+    const struct icsim_yentry *e = icsim_yaml_get_fmt(y, "claims/%d/name", c);
+    const char *name = case_get(y, "claims/%d/name", c);
+    const char *lo = case_get(y, "claims/%d/at-least", c), *hi = case_get(y, "claims/%d/at-most", c);
+    if (!lo && !hi) {
+      snprintf(err, errlen, "%s:%d:%d: claim '%s' has no bound; give 'at-least' or 'at-most' (or both) for the "
+               "ratio of/over", y->path, e->key_line, e->key_column, name);
+      return -1;
+    }
+    if (lo && hi && strtod(lo, NULL) > strtod(hi, NULL)) {
+      snprintf(err, errlen, "%s:%d:%d: claim '%s': at-least %s is above at-most %s; no ratio could hold", y->path,
+               e->key_line, e->key_column, name, lo, hi);
+      return -1;
+    }
+    const char *side[2] = {"of", "over"};
+    for (int k = 0; k < 2; k++) {
+      char key[64];
+      snprintf(key, sizeof key, "claims/%%d/%s", side[k]);
+      const char *metric = case_get(y, key, c);
+      int found = 0;
+      for (int m = 0; !found && case_get(y, "metrics/%d/name", m); m++)
+        found = !strcmp(case_get(y, "metrics/%d/name", m), metric);
+      if (!found) {
+        const struct icsim_yentry *v = icsim_yaml_get_fmt(y, key, c);
+        snprintf(err, errlen, "%s:%d:%d: claim '%s': '%s' is not a metric of this case; name one of its metrics' "
+                 "'name' values", y->path, v->line, v->column, name, metric);
+        return -1;
+      }
+    }
   }
   for (size_t i = 0; i < y->n; i++) {
     const struct icsim_yentry *e = &y->e[i];
@@ -103,6 +144,13 @@ int validate_case_load(const char *path, struct icsim_yfile *y, char *err, size_
     return -1;
   }
   return 0;
+}
+
+const struct icsim_yentry *icsim_yaml_get_fmt(const struct icsim_yfile *y, const char *fmt, int i)
+{
+  char key[256];
+  snprintf(key, sizeof key, fmt, i);
+  return icsim_yaml_get(y, key);
 }
 
 const char *case_get(const struct icsim_yfile *y, const char *fmt, int i)

@@ -145,8 +145,14 @@ static int run_entry(const struct case_run *c, int mi, struct point **sim, size_
   }
   char statspath[PATH_MAX];
   snprintf(statspath, sizeof statspath, "%s/%s-%s-%d.json", c->tmpdir, c->name, metric, mi);
+  char *sets[128]; /* the case's overrides, then this entry's */
+  int nsets = 0;
+  for (int k = 0; k < c->nsets && nsets < 128; k++)
+    sets[nsets++] = c->sets[k];
+  for (int k = 0; nsets < 128 && case_item(y, "metrics/%d/sets/%d", mi, k); k++)
+    sets[nsets++] = (char *)case_item(y, "metrics/%d/sets/%d", mi, k);
   struct run_request rq = {.platform = platform, .nranks = ranks, .place = place ? place : "block",
-                           .sets = c->sets, .nsets = c->nsets, .host_timing = false, .program = prog,
+                           .sets = sets, .nsets = nsets, .host_timing = false, .program = prog,
                            .stats = statspath};
   snprintf(outpath, sizeof outpath, "%s/%s-%s-%d.out", c->tmpdir, c->name, metric, mi);
   int fd = open(outpath, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -215,6 +221,8 @@ static int run_case(const struct case_run *c, struct rows *rs, struct plot *plot
   free(owner);
   for (int a = 0; !failed && case_get(y, "aggregates/%d/name", a); a++)
     failed = compare_aggregate(y, a, c->name, c->root, rs, err, errlen);
+  for (int k = 0; !failed && case_get(y, "claims/%d/name", k); k++)
+    failed = compare_claim(y, k, c->name, rs, err, errlen);
   return failed ? -1 : 0;
 }
 

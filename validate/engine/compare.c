@@ -159,6 +159,48 @@ int compare_aggregate(const struct icsim_yfile *y, int a, const char *case_name,
   return 0;
 }
 
+/* A qualitative claim of the source ("far above", "the curves meet"): the ratio of two
+ * metrics' simulated values at one x must lie within the claim's bounds. It counts in the
+ * verdict like a compared point. */
+int compare_claim(const struct icsim_yfile *y, int c, const char *case_name, struct rows *rs, char *err,
+                  size_t errlen)
+{
+  (void)err;
+  (void)errlen;
+  const char *name = case_get(y, "claims/%d/name", c), *x = case_get(y, "claims/%d/x", c);
+  const char *of = case_get(y, "claims/%d/of", c), *over = case_get(y, "claims/%d/over", c);
+  double lo = case_num(y, "claims/%d/at-least", c, -INFINITY), hi = case_num(y, "claims/%d/at-most", c, INFINITY);
+  const struct row *a = NULL, *b = NULL;
+  for (size_t i = 0; i < rs->n; i++)
+    if (!strcmp(rs->r[i].case_name, case_name) && !strcmp(rs->r[i].x, x) && rs->r[i].has_simulated) {
+      if (!strcmp(rs->r[i].metric, of))
+        a = &rs->r[i];
+      if (!strcmp(rs->r[i].metric, over))
+        b = &rs->r[i];
+    }
+  double va = a ? a->simulated : 0, vb = b ? b->simulated : 0; /* read before add_row may move rs->r */
+  struct row *r = new_row(rs, case_name, name, x, 0);
+  if (!a || !b || vb == 0) {
+    r->status = "fail";
+    snprintf(r->note, sizeof r->note, "claim not checkable: %s has no simulated value at x = %s", !a ? of : over, x);
+    return 0;
+  }
+  r->has_simulated = 1;
+  r->simulated = va / vb;
+  int ok = r->simulated >= lo && r->simulated <= hi;
+  r->status = ok ? "pass" : "fail";
+  char bounds[64];
+  if (isinf(lo))
+    snprintf(bounds, sizeof bounds, "<= %g", hi);
+  else if (isinf(hi))
+    snprintf(bounds, sizeof bounds, ">= %g", lo);
+  else
+    snprintf(bounds, sizeof bounds, "in [%g, %g]", lo, hi);
+  snprintf(r->note, sizeof r->note, "claim: %s (%s / %s = %.3g, needs %s)", case_get(y, "claims/%d/text", c), of,
+           over, r->simulated, bounds);
+  return 0;
+}
+
 /* A case's verdict. By default every compared point must pass. A case may instead accept a
  * share of failures (acceptance/pass-fraction of the points it does not exclude) and bound how
  * many published points it may exclude (acceptance/max-excluded-fraction of all of them). */

@@ -30,6 +30,8 @@ void validate_case_keys_markdown(FILE *f);
 
 /* Value of key FMT with one list index I ("metrics/%d/name"), or NULL when absent. */
 const char *case_get(const struct icsim_yfile *y, const char *fmt, int i);
+/* The entry at key FMT (index I), for its line and column, or NULL. */
+const struct icsim_yentry *icsim_yaml_get_fmt(const struct icsim_yfile *y, const char *fmt, int i);
 /* Item K of a list inside list entry I ("metrics/%d/breakdown/%d"), or NULL past its end. */
 const char *case_item(const struct icsim_yfile *y, const char *fmt, int i, int k);
 /* Number at key FMT (index I), or DEF when absent; the schema has checked it parses. */
@@ -81,6 +83,10 @@ int compare_metric(const struct icsim_yfile *y, int mi, const char *case_name, c
 /* Aggregate A of case Y: the mean of other metrics' simulated values at one x, compared. */
 int compare_aggregate(const struct icsim_yfile *y, int a, const char *case_name, const char *root, struct rows *rs,
                       char *err, size_t errlen);
+/* Claim C of case Y: the ratio of two metrics' simulated values at one x against its bounds
+ * (status pass or fail; the source published no number, so no published value). */
+int compare_claim(const struct icsim_yfile *y, int c, const char *case_name, struct rows *rs, char *err,
+                  size_t errlen);
 /* One verdict line per case (Markdown list items when MARKDOWN); returns the cases not accepted. */
 int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *files, int nfiles, int markdown);
 

@@ -21,8 +21,10 @@
  * model says (sim/runtime.h: the core's issue rate or its dependency chain, against the
  * streaming rate of the level holding the working set, plus random accesses at that level's
  * latency), whatever this machine's load, and the real loop is not timed. Built with plain
- * smpicc the calls do nothing and SMPI times the code as usual; built with mpicc they compile
- * away, unless -DICSIM_PHASE_TIMING asks for the phases to be timed natively (validate/host).
+ * smpicc the calls do nothing and SMPI times the code as usual; built with mpicc they do nothing
+ * natively, and run unchanged under icsim (the MPI adaptor, stacks/abi) they are charged as with
+ * icsimcc. -DICSIM_PHASE_TIMING on a native build times each phase on this machine instead
+ * (validate/host).
  *
  * Skeleton runs (scale studies): icsim_skeleton_ok() says whether the compute model is there to
  * charge phases whose loops the program skips; icsim_alloc_shared() then gives one set of pages
@@ -42,8 +44,9 @@ struct icsim_phase_work {
 #define ICSIM_PHASE_END_ACCESS(ops_, bytes_, accesses_, working_set_)                                                \
   ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_), .accesses = (accesses_), .working_set = (working_set_))
 
-#if defined(SMPI_H) /* SimGrid's mpi.h: built with smpicc or icsimcc */
-/* Weak: present when the icsim MPI layer is linked (icsimcc), NULL with plain smpicc. */
+/* Weak: present when the icsim MPI layer is linked (icsimcc), or when a binary built with another
+ * MPI's mpicc runs unchanged under icsim (the MPI adaptor, stacks/abi, provides them); NULL with
+ * plain smpicc and natively, where the phases cost nothing extra. */
 void icsim_phase_begin(void) __attribute__((weak));
 void icsim_phase_end(double ops, double bytes) __attribute__((weak));
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
@@ -51,30 +54,7 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
 double icsim_phase_seconds(void) __attribute__((weak));
 int icsim_phase_modeled(void) __attribute__((weak));
 
-#define ICSIM_PHASE_BEGIN()                                                                                           \
-  do {                                                                                                                \
-    if (icsim_phase_begin)                                                                                            \
-      icsim_phase_begin();                                                                                            \
-  } while (0)
-#define ICSIM_PHASE_END(ops, bytes)                                                                                   \
-  do {                                                                                                                \
-    if (icsim_phase_end)                                                                                              \
-      icsim_phase_end((double)(ops), (double)(bytes));                                                                \
-  } while (0)
-#define ICSIM_PHASE_END_WORK(...)                                                                                     \
-  do {                                                                                                                \
-    struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
-    if (icsim_phase_end_work)                                                                                         \
-      icsim_phase_end_work(icsim__w.ops, icsim__w.bytes, icsim__w.accesses, icsim__w.working_set,                    \
-                           icsim__w.access_set, icsim__w.chain, icsim__w.chain_divide, icsim__w.mispredicts);         \
-  } while (0)
-/* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
-static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
-/* 1 when a compute model charges the phases (the program runs under `icsim run`). */
-static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
-static inline void *icsim_alloc_shared(size_t bytes) { return SMPI_SHARED_MALLOC(bytes); }
-static inline void icsim_free_shared(void *p) { SMPI_SHARED_FREE(p); }
-#elif defined(ICSIM_PHASE_TIMING)
+#if defined(ICSIM_PHASE_TIMING) && !defined(SMPI_H)
 /* Native build for the compute-model check (validate/host): each phase is timed on this machine,
  * so the kernels report their measured compute beside the total time. The clock is the thread's
  * CPU time: on a shared machine the time a process spends descheduled is not compute. Each phase's
@@ -138,14 +118,34 @@ static inline void icsim_phase_profile_reset(void)
     s->calls = s->seconds = s->ops = s->bytes = s->accesses = s->chain = s->chain_divide = s->mispredicts = 0;
 }
 static inline int icsim_skeleton_ok(void) { return 0; }
-static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }
-static inline void icsim_free_shared(void *p) { free(p); }
 #else
-#define ICSIM_PHASE_BEGIN() ((void)0)
-#define ICSIM_PHASE_END(ops, bytes) ((void)(ops), (void)(bytes))
-#define ICSIM_PHASE_END_WORK(...) ((void)(struct icsim_phase_work){__VA_ARGS__})
-static inline double icsim_compute_seconds(void) { return 0; }
-static inline int icsim_skeleton_ok(void) { return 0; }
+#define ICSIM_PHASE_BEGIN()                                                                                           \
+  do {                                                                                                                \
+    if (icsim_phase_begin)                                                                                            \
+      icsim_phase_begin();                                                                                            \
+  } while (0)
+#define ICSIM_PHASE_END(ops, bytes)                                                                                   \
+  do {                                                                                                                \
+    if (icsim_phase_end)                                                                                              \
+      icsim_phase_end((double)(ops), (double)(bytes));                                                                \
+  } while (0)
+#define ICSIM_PHASE_END_WORK(...)                                                                                     \
+  do {                                                                                                                \
+    struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
+    if (icsim_phase_end_work)                                                                                         \
+      icsim_phase_end_work(icsim__w.ops, icsim__w.bytes, icsim__w.accesses, icsim__w.working_set,                    \
+                           icsim__w.access_set, icsim__w.chain, icsim__w.chain_divide, icsim__w.mispredicts);         \
+  } while (0)
+/* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
+static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
+/* 1 when a compute model charges the phases (the program runs under `icsim run`). */
+static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
+#endif
+
+#if defined(SMPI_H) /* SimGrid's mpi.h (smpicc, icsimcc): one set of pages for all simulated ranks */
+static inline void *icsim_alloc_shared(size_t bytes) { return SMPI_SHARED_MALLOC(bytes); }
+static inline void icsim_free_shared(void *p) { SMPI_SHARED_FREE(p); }
+#else
 static inline void *icsim_alloc_shared(size_t bytes) { return malloc(bytes); }
 static inline void icsim_free_shared(void *p) { free(p); }
 #endif

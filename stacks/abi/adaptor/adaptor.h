@@ -1,0 +1,112 @@
+/* The MPI-Adaptor (Sumimoto et al.): what its parts share. A program built against another MPI
+ * (MPICH's libmpich.so.12, Open MPI's libmpi.so.40) finds this library under that name; each MPI
+ * call converts its arguments from the program's ABI to SMPI's, calls the icsim MPI layer through a
+ * function table filled with dlopen/dlsym at the first call (bind.c), and converts the results back.
+ *
+ * Parts: wrappers_ABI.c (generated from spec/functions.spec by gen_adaptor.py), handles.c (handles
+ * created at run time: translation tables with reuse on free), values.c (ranks, tags, statuses'
+ * fields, error codes, buffers), bind.c (loading the layer, charging the adaptor's cost per call,
+ * `main`), mpich.c / ompi.c (how each ABI spells a handle and a status), target_tables.c (generated,
+ * SMPI's side). This file never includes an mpi.h: the program's and SMPI's would clash. */
+#ifndef ICSIM_ABI_ADAPTOR_H
+#define ICSIM_ABI_ADAPTOR_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi_consts.h"
+
+/* Scalar types are the same in every x86-64 ABI the adaptor serves and in SMPI. */
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Count;
+typedef long long MPI_Offset;
+
+enum abi_kind { AK_COMM, AK_DATATYPE, AK_GROUP, AK_OP, AK_REQUEST, AK_ERRHANDLER, AK_INFO, AK_WIN, AK_NKINDS };
+
+/* SMPI 3.32's MPI_Status (smpi.h): count is in bytes. */
+typedef struct {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int count;
+  int cancelled;
+} t_status;
+
+#define T_SUCCESS 0
+#define ABI_NO_TARGET ((void *)(intptr_t)-7) /* a predefined handle SMPI does not have */
+#define ABI_NO_CONST INT_MIN                 /* a constant SMPI does not have */
+
+/* A predefined handle of the program's ABI: its kind, name and value (integer or object address). */
+struct abi_predef {
+  int kind;
+  const char *name;
+  intptr_t value;
+  const char *object; /* pointer ABIs: the data object the value is the address of */
+};
+
+/* Generated per ABI (wrappers_ABI.c). */
+extern const struct abi_predef abi_predefs[];
+extern const int abi_npredefs;
+extern const int abi_a_const[ABI_NCONST];
+extern const intptr_t abi_a_in_place, abi_a_bottom, abi_a_status_ignore;
+extern const int abi_err_out[];
+extern const int abi_nerr;
+extern const char *const abi_fn_names[];
+extern const int abi_nfn;
+extern void *abi_fn[];
+
+/* Generated once (target_tables.c), SMPI's side. */
+void *abi_target_predef(const char *name);
+extern const int abi_t_const[ABI_NCONST];
+extern const char *const abi_err_names[];
+extern const int abi_t_nerr;
+
+/* bind.c */
+void abi_enter(int fid);
+void abi_leave(void);
+void abi_untranslated(const char *name) __attribute__((noreturn));
+void abi_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+const char *abi_fn_name(int fid);
+void *abi_target_world(void);
+void *abi_target_self(void);
+
+/* The function table's index of NAME (a translated function), -1 if none. */
+int abi_fn_index(const char *name);
+
+/* handles.c: tables of handles created at run time, one per kind, slots reused on free. */
+int abi_dyn_new(int kind, void *target);
+void *abi_dyn_get(int kind, int slot, int fid, intptr_t shown);
+void abi_dyn_free(int kind, int slot);
+/* Predefined handles: SMPI's counterpart of abi_predefs[i] (NULL handles included), and the
+ * predefined index whose SMPI counterpart is T (or -1). */
+void abi_predef_init(void);
+void *abi_predef_target(int i, int fid);
+int abi_predef_of_target(int kind, void *t);
+const char *abi_kind_name(int kind);
+
+/* ops.c: user-defined ops (SMPI calls a trampoline that converts the datatype). */
+void *abi_op_trampoline(void *fn, const void *caller, int fid);
+void abi_op_created(void *trampoline, void *op);
+void abi_op_freed(void *op);
+
+/* values.c */
+int abi_rank_in(int r);
+int abi_rank_out(int r);
+int abi_tag_in(int t);
+int abi_undef_in(int v);
+int abi_undef_out(int v);
+int abi_keyval_in(int k);
+int abi_assert_in(int a);
+int abi_lock_in(int l);
+int abi_order_in(int o);
+int abi_compare_out(int c);
+int abi_rc_out(int rc);
+int abi_err_in(int e);
+void *abi_buf_in(const void *buf);
+t_status *abi_t_status_ignore(void);
+t_status *abi_scratch_status(int n);
+void **abi_scratch_ptrs(int n);
+void abi_scratch_free(void *p);
+
+#endif

@@ -1,0 +1,87 @@
+/* Values that differ between the program's ABI and SMPI although they are plain ints or pointers:
+ * special ranks and tags, MPI_UNDEFINED, attribute keys, window assertions and lock types, the
+ * comparison results, error codes (MPICH's MPI_ERR_TRUNCATE is 14, Open MPI's 15, SMPI's 9), and
+ * the special buffer addresses MPI_IN_PLACE and MPI_BOTTOM. */
+#include <stdlib.h>
+
+#include "adaptor.h"
+
+/* A: the program's value, T: SMPI's. Values not special pass unchanged. */
+static int map(int v, const int *from, const int *to, const int *which, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (from[which[i]] == v && to[which[i]] != ABI_NO_CONST)
+      return to[which[i]];
+  return v;
+}
+
+#define MAP_IN(v, ...)                                                                                             \
+  do {                                                                                                             \
+    static const int w_[] = {__VA_ARGS__};                                                                         \
+    return map(v, abi_a_const, abi_t_const, w_, (int)(sizeof w_ / sizeof w_[0]));                                 \
+  } while (0)
+#define MAP_OUT(v, ...)                                                                                            \
+  do {                                                                                                             \
+    static const int w_[] = {__VA_ARGS__};                                                                         \
+    return map(v, abi_t_const, abi_a_const, w_, (int)(sizeof w_ / sizeof w_[0]));                                 \
+  } while (0)
+
+int abi_rank_in(int r) { MAP_IN(r, C_ANY_SOURCE, C_PROC_NULL, C_ROOT); }
+int abi_rank_out(int r) { MAP_OUT(r, C_ANY_SOURCE, C_PROC_NULL, C_ROOT, C_UNDEFINED); }
+int abi_tag_in(int t) { MAP_IN(t, C_ANY_TAG); }
+int abi_undef_in(int v) { MAP_IN(v, C_UNDEFINED); }
+int abi_undef_out(int v) { MAP_OUT(v, C_UNDEFINED); }
+int abi_keyval_in(int k)
+{
+  MAP_IN(k, C_TAG_UB, C_HOST, C_IO, C_WTIME_IS_GLOBAL, C_UNIVERSE_SIZE, C_LASTUSEDCODE, C_APPNUM, C_KEYVAL_INVALID);
+}
+int abi_lock_in(int l) { MAP_IN(l, C_LOCK_EXCLUSIVE, C_LOCK_SHARED); }
+int abi_order_in(int o) { MAP_IN(o, C_ORDER_C, C_ORDER_FORTRAN); }
+int abi_compare_out(int c) { MAP_OUT(c, C_IDENT, C_CONGRUENT, C_SIMILAR, C_UNEQUAL); }
+
+/* Assertions are bit sets: each bit translated on its own. */
+int abi_assert_in(int a)
+{
+  static const int bits[] = {C_MODE_NOCHECK, C_MODE_NOSTORE, C_MODE_NOPUT, C_MODE_NOPRECEDE, C_MODE_NOSUCCEED};
+  int out = 0;
+  for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+    if ((a & abi_a_const[bits[i]]) && abi_t_const[bits[i]] != ABI_NO_CONST)
+      out |= abi_t_const[bits[i]];
+  return out;
+}
+
+/* SMPI's error codes are its enum's indices (abi_err_names); each ABI's value by name. */
+int abi_rc_out(int rc)
+{
+  if (rc == T_SUCCESS)
+    return 0;
+  return rc > 0 && rc < abi_nerr ? abi_err_out[rc] : abi_err_out[0] ? abi_err_out[0] : rc;
+}
+
+int abi_err_in(int e)
+{
+  if (e == 0)
+    return T_SUCCESS;
+  for (int i = 1; i < abi_nerr; i++)
+    if (abi_err_out[i] == e)
+      return i;
+  return e;
+}
+
+void *abi_buf_in(const void *buf)
+{
+  extern void *abi_t_in_place, *abi_t_bottom;
+  if ((intptr_t)buf == abi_a_in_place)
+    return abi_t_in_place;
+  /* SMPI takes its own MPI_BOTTOM and NULL alike (smpi_request.cpp), and the layer's collectives
+   * read a NULL holding data as MPI_BOTTOM: an ABI whose MPI_BOTTOM is 0 needs nothing */
+  if (abi_a_bottom != 0 && (intptr_t)buf == abi_a_bottom)
+    return abi_t_bottom;
+  return (void *)buf;
+}
+
+t_status *abi_t_status_ignore(void) { return NULL; } /* SMPI's MPI_STATUS(ES)_IGNORE */
+
+t_status *abi_scratch_status(int n) { return calloc(n > 0 ? (size_t)n : 1, sizeof(t_status)); }
+void **abi_scratch_ptrs(int n) { return calloc(n > 0 ? (size_t)n : 1, sizeof(void *)); }
+void abi_scratch_free(void *p) { free(p); }

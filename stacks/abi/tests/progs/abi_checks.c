@@ -1,0 +1,171 @@
+/* What the adaptor translates, checked from the program's side: ordinary MPI, built by another MPI's
+ * compiler (mpicc.mpich, mpicc.openmpi) and run unchanged under icsim. Each check prints
+ * "ok NAME" or "FAIL NAME: why"; the last line says how many failed. Run on 4 ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failed;
+static int me, np;
+
+static void check(int cond, const char *name, const char *why)
+{
+  if (me != 0)
+    return;
+  if (cond)
+    printf("ok %s\n", name);
+  else {
+    printf("FAIL %s: %s\n", name, why);
+    failed++;
+  }
+}
+
+static void max_abs(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  /* the datatype arrives as the program's own handle */
+  if (*type != MPI_INT)
+    return;
+  int *a = in, *b = inout;
+  for (int i = 0; i < *len; i++) {
+    int x = a[i] < 0 ? -a[i] : a[i], y = b[i] < 0 ? -b[i] : b[i];
+    b[i] = x > y ? x : y;
+  }
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+
+  /* a user-defined op, sees MPI_INT as the program knows it */
+  MPI_Op op;
+  MPI_Op_create(max_abs, 1, &op);
+  int v = (me % 2 ? -1 : 1) * (me + 1), r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_INT, op, MPI_COMM_WORLD);
+  check(r == np, "user_op", "max |rank+1| should be the rank count");
+  MPI_Op_free(&op);
+  check(op == MPI_OP_NULL, "op_free_nulls", "MPI_Op_free must set MPI_OP_NULL");
+
+  /* MPI_IN_PLACE */
+  int s = me;
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  check(s == np * (np - 1) / 2, "in_place_allreduce", "sum of ranks");
+
+  /* statuses: source, tag, count from MPI_ANY_SOURCE / MPI_ANY_TAG receives */
+  if (me == 1) {
+    double d[3] = {1, 2, 3};
+    MPI_Send(d, 3, MPI_DOUBLE, 0, 42, MPI_COMM_WORLD);
+  } else if (me == 0) {
+    double d[8];
+    MPI_Status st;
+    int n = -1;
+    MPI_Recv(d, 8, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_DOUBLE, &n);
+    check(st.MPI_SOURCE == 1 && st.MPI_TAG == 42 && n == 3 && d[2] == 3, "status_fields", "source 1, tag 42, 3 doubles");
+    MPI_Get_count(&st, MPI_INT, &n);
+    check(n == 6, "get_count_other_type", "24 bytes are 6 ints");
+  }
+
+  /* receive from MPI_PROC_NULL: status says MPI_PROC_NULL, MPI_ANY_TAG */
+  MPI_Status pn;
+  MPI_Recv(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &pn);
+  check(pn.MPI_SOURCE == MPI_PROC_NULL && pn.MPI_TAG == MPI_ANY_TAG, "proc_null_status", "source and tag");
+
+  /* non-blocking ring, Waitall with MPI_STATUSES_IGNORE; requests become MPI_REQUEST_NULL */
+  int left = (me + np - 1) % np, right = (me + 1) % np, got = -1;
+  MPI_Request rq[2];
+  MPI_Irecv(&got, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &rq[0]);
+  MPI_Isend(&me, 1, MPI_INT, right, 7, MPI_COMM_WORLD, &rq[1]);
+  MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+  check(got == left && rq[0] == MPI_REQUEST_NULL && rq[1] == MPI_REQUEST_NULL, "ring_waitall", "value and nulled requests");
+
+  /* Waitany over null requests gives MPI_UNDEFINED */
+  int idx = 0;
+  MPI_Waitany(2, rq, &idx, MPI_STATUS_IGNORE);
+  check(idx == MPI_UNDEFINED, "waitany_undefined", "index MPI_UNDEFINED");
+
+  /* persistent requests */
+  int pv = -1;
+  MPI_Request pr[2];
+  MPI_Recv_init(&pv, 1, MPI_INT, left, 8, MPI_COMM_WORLD, &pr[0]);
+  MPI_Send_init(&me, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &pr[1]);
+  for (int i = 0; i < 2; i++) {
+    MPI_Startall(2, pr);
+    MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+  }
+  check(pv == left && pr[0] != MPI_REQUEST_NULL, "persistent", "value, request kept");
+  MPI_Request_free(&pr[0]);
+  MPI_Request_free(&pr[1]);
+
+  /* derived datatype: every other int of 8 */
+  int src[8], dst[4] = {0};
+  for (int i = 0; i < 8; i++)
+    src[i] = i;
+  MPI_Datatype vec;
+  MPI_Type_vector(4, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Sendrecv(src, 1, vec, me, 9, dst, 4, MPI_INT, me, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check(dst[0] == 0 && dst[3] == 6, "vector_type", "0 2 4 6");
+  int tsize = 0;
+  MPI_Type_size(vec, &tsize);
+  check(tsize == 16, "type_size", "4 ints");
+  MPI_Type_free(&vec);
+  check(vec == MPI_DATATYPE_NULL, "type_free_nulls", "MPI_DATATYPE_NULL");
+
+  /* communicators: split with MPI_UNDEFINED, compare, dup */
+  MPI_Comm half, dup;
+  MPI_Comm_split(MPI_COMM_WORLD, me == np - 1 ? MPI_UNDEFINED : me % 2, me, &half);
+  int nulled = me == np - 1 ? half == MPI_COMM_NULL : half != MPI_COMM_NULL;
+  if (half != MPI_COMM_NULL)
+    MPI_Comm_free(&half);
+  MPI_Allreduce(MPI_IN_PLACE, &nulled, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  check(nulled, "split_undefined", "MPI_COMM_NULL for the rank that gave MPI_UNDEFINED only");
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  int cmp = -1;
+  MPI_Comm_compare(MPI_COMM_WORLD, dup, &cmp);
+  check(cmp == MPI_CONGRUENT, "compare_congruent", "a dup is MPI_CONGRUENT");
+  MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &cmp);
+  check(cmp == MPI_IDENT, "compare_ident", "MPI_IDENT");
+  int dr = -1;
+  MPI_Comm_rank(dup, &dr);
+  MPI_Comm_free(&dup);
+  check(dr == me && dup == MPI_COMM_NULL, "dup_free", "rank kept, freed to MPI_COMM_NULL");
+
+  /* groups: translate a rank that is not in the other group */
+  MPI_Group world, first;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int zero = 0, last = np - 1, out[2];
+  MPI_Group_incl(world, 1, &zero, &first);
+  int in2[2] = {0, last};
+  MPI_Group_translate_ranks(world, 2, in2, first, out);
+  check(out[0] == 0 && out[1] == MPI_UNDEFINED, "translate_undefined", "0 and MPI_UNDEFINED");
+  MPI_Group_free(&first);
+  MPI_Group_free(&world);
+
+  /* Cartesian shift off the edge gives MPI_PROC_NULL */
+  MPI_Comm line;
+  int dims[1] = {np}, periods[1] = {0}, lo, hi;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line);
+  MPI_Cart_shift(line, 0, 1, &lo, &hi);
+  check(lo == MPI_PROC_NULL, "cart_shift_proc_null", "rank 0 has no left neighbour");
+  MPI_Comm_free(&line);
+
+  /* the attribute MPI_TAG_UB */
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  check(flag && ub && *ub >= 32767, "tag_ub", "MPI_TAG_UB >= 32767");
+
+  /* error codes in the program's ABI (MPICH's MPI_ERR_TRUNCATE is 14, Open MPI's 15, SMPI's 9) */
+  int cls = -1;
+  MPI_Error_class(MPI_ERR_TRUNCATE, &cls);
+  check(cls == MPI_ERR_TRUNCATE, "error_class_truncate", "MPI_ERR_TRUNCATE is its own class");
+  MPI_Error_class(MPI_ERR_COMM, &cls);
+  check(cls == MPI_ERR_COMM, "error_class_comm", "MPI_ERR_COMM is its own class");
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0)
+    printf("%d checks failed\n", failed);
+  MPI_Finalize();
+  return failed != 0;
+}
