@@ -43,9 +43,13 @@ const struct icsim_param_desc icsim_platform_table[] = {
     {"nodes/memory-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 1e-9, 1e-3, "100ns", "assumed",
      "memory access latency seen by an intra-node copy", NULL, F(memory_lat_s)},
     {"nodes/fp-latency", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 100, "4", "assumed",
-     "clocks of one floating-point add or multiply on a dependency chain (a compute phase's declared chain "
+     "clocks of one floating-point add or subtract on a dependency chain (a compute phase's declared chain "
      "steps: a running sum, a recurrence)",
      NULL, F(fp_latency_cycles)},
+    {"nodes/fp-multiply-latency", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 100, "4", "assumed",
+     "clocks of one floating-point multiply on a dependency chain (a recurrence's product, a polynomial's "
+     "Horner step)",
+     NULL, F(fp_mul_latency_cycles)},
     {"nodes/fp-divide-latency", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 1000, "20", "assumed",
      "clocks of one floating-point division or square root on a dependency chain", NULL, F(fp_divide_latency_cycles)},
     {"nodes/mispredict-penalty", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1000, "15", "assumed",
@@ -67,6 +71,10 @@ const struct icsim_param_desc icsim_platform_table[] = {
      "load-to-use latency of the L1 (a random access that hits it)", NULL, F(cache_lat_s[0])},
     {"nodes/l1-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e14, "0Bps", "assumed",
      "one core streaming from the L1 (copy rate, bytes read + written)", NULL, F(cache_bw_Bps[0])},
+    {"nodes/l1-ways", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1024, "0", "assumed",
+     "associativity of the L1: lines whose addresses differ by a multiple of size / ways share one set, so a "
+     "strided pattern keeps at most ways lines per set it visits (0 = not described: no set conflicts)",
+     NULL, F(cache_ways[0])},
     {"nodes/l2-size", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "0B", "assumed",
      "second-level cache, per core: a compute phase whose working set fits streams and accesses at this level "
      "(0 = not described)",
@@ -76,6 +84,10 @@ const struct icsim_param_desc icsim_platform_table[] = {
      "load-to-use latency of the L2 (a random access that hits it)", NULL, F(cache_lat_s[1])},
     {"nodes/l2-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e14, "0Bps", "assumed",
      "one core streaming from the L2 (copy rate, bytes read + written)", NULL, F(cache_bw_Bps[1])},
+    {"nodes/l2-ways", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1024, "0", "assumed",
+     "associativity of the L2: lines whose addresses differ by a multiple of size / ways share one set, so a "
+     "strided pattern keeps at most ways lines per set it visits (0 = not described: no set conflicts)",
+     NULL, F(cache_ways[1])},
     {"nodes/l3-size", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "0B", "assumed",
      "last-level cache, per socket (shared by the ranks placed on it): a compute phase whose working set fits "
      "streams and accesses at this level (0 = not described)",
@@ -85,6 +97,12 @@ const struct icsim_param_desc icsim_platform_table[] = {
      "load-to-use latency of the L3 (a random access that hits it)", NULL, F(cache_lat_s[2])},
     {"nodes/l3-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e14, "0Bps", "assumed",
      "one core streaming from the L3 (copy rate, bytes read + written)", NULL, F(cache_bw_Bps[2])},
+    {"nodes/l3-ways", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1024, "0", "assumed",
+     "associativity of the L3: lines whose addresses differ by a multiple of size / ways share one set, so a "
+     "strided pattern keeps at most ways lines per set it visits (0 = not described: no set conflicts)",
+     NULL, F(cache_ways[2])},
+    {"nodes/cache-line", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 1, 4096, "64B", "assumed",
+     "bytes per cache line (the unit a strided pattern's sets are counted in)", NULL, F(cache_line_B)},
     {"nodes/socket-link-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "10GBps", "assumed",
      "inter-socket link (QPI on NUMA nodes, FSB on SMP nodes), each direction", NULL, F(socket_link_bw_Bps)},
     {"nodes/socket-link-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 1e-3, "100ns", "assumed",

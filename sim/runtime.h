@@ -96,19 +96,29 @@ struct icsim_work {
   double working_set;  /* bytes the phase touches, which decides the level that holds them; 0 = not
                           declared: memory */
   double access_set;   /* bytes the random accesses fall into (0: the working set) */
-  double chain;        /* floating-point adds/multiplies on a dependency chain (running sums, recurrences) */
+  double chain;        /* floating-point adds on a dependency chain (running sums, recurrences) */
+  double chain_mul;    /* floating-point multiplies on that chain */
   double chain_divide; /* divisions and square roots on that chain */
   double mispredicts;  /* data-dependent branches the predictor misses */
+  double stride;       /* bytes between successive random accesses when they walk a stride (a column, a
+                          line of a 3-D grid); 0 = scattered. Lines a power-of-two stride apart share few
+                          cache sets, so fewer of them stay in a cache than its size says */
+  double stride_stores; /* the strided accesses that are stores: those missing the L1 commit in program
+                           order, each waiting for its line */
 };
 
 /* Time of a declared compute phase on the core of world rank RANK:
- *   core   = max(ops / (clock x ops-per-cycle), (chain x fp-latency + chain_divide x fp-divide-latency) / clock)
+ *   core   = max(ops / (clock x ops-per-cycle),
+ *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency) / clock)
  *            + mispredicts x mispredict-penalty / clock
  *   stream = bytes / bandwidth of the level holding the working set (L1, L2, the rank's share of the L3,
  *            or memory: the socket's bandwidth split among its ranks, at most one core's)
- *   access = accesses x latency / memory-parallelism, the latency of the level holding the access set
- *            (the working set unless a smaller array is declared)
- *   t      = max(core, stream, access)
+ *   access = accesses x latency / memory-parallelism; scattered accesses spread over the access set
+ *            (the working set unless a smaller array is declared): each level of C bytes takes C / set
+ *            of them at its latency, the rest go on to memory; strided accesses pay the first level
+ *            whose sets at that stride hold access_set / stride lines: ways x the sets the stride visits)
+ *   stores = stride_stores x latency of that level when it is not the L1 (in-order commit), added to core
+ *   t      = max(core + stores, stream, access)
  * Parameters: the nodes/ rows of sim/platform.c. */
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w);
 

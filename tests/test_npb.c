@@ -83,8 +83,8 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
 }
 
 /* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs. Per pair (ep.c):
- * 24 + 40 pi/4 operations at 1.5 per clock, or the chain of 2 + 14 pi/4 adds and multiplies at 6
- * clocks and 2 pi/4 divisions and roots at 40, whichever is longer, plus 1 - pi/4 mispredicts at
+ * 24 + 40 pi/4 operations at 1.5 per clock, or the chain of 6.5 pi/4 adds at 5 clocks, 2 + 7.5 pi/4
+ * multiplies at 7 and 2 pi/4 divisions and roots at 40, whichever is longer, plus 1 - pi/4 mispredicts at
  * 30 clocks; against 32 B per pair streamed from the L2 (the 1 MiB batch fits its 2 MiB) at
  * 30.4 GB/s. */
 Test(npb, ep_compute_time_matches_the_roofline_closed_form)
@@ -93,8 +93,8 @@ Test(npb, ep_compute_time_matches_the_roofline_closed_form)
   int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
   cr_assert_eq(rc, 0, "%s", out);
   double q = M_PI / 4, nk = 65536, clock = 3.8e9;
-  double ops = (24.0 + 40.0 * q) * nk, chain = (2.0 + 14.0 * q) * nk, divide = 2.0 * q * nk;
-  double core = fmax(ops / (1.5 * clock), (6.0 * chain + 40.0 * divide) / clock) + (1 - q) * nk * 30.0 / clock;
+  double ops = (24.0 + 40.0 * q) * nk, adds = 6.5 * q * nk, muls = (2.0 + 7.5 * q) * nk, divide = 2.0 * q * nk;
+  double core = fmax(ops / (1.5 * clock), (5.0 * adds + 7.0 * muls + 40.0 * divide) / clock) + (1 - q) * nk * 30.0 / clock;
   double per = fmax(core, 32.0 * nk / 30.4e9), expect = 256 * per;
   double got = field(out, "Compute time");
   printf("EP S compute: simulated %.4f s, closed form %.4f s\n", got, expect);
@@ -178,6 +178,8 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8), 0.4, 1e-12);
   cr_assert_float_eq(T(.ops = 1e8, .chain = 1e7, .chain_divide = 1e7), 0.04 + 0.2, 1e-12); /* longer than 0.05 */
   cr_assert_float_eq(T(.chain = 1e8, .mispredicts = 1e7), 0.4 + 0.1, 1e-12);
+  /* multiplies on the chain at their own latency (6 clocks), beside the adds (4) */
+  cr_assert_float_eq(T(.chain = 1e7, .chain_mul = 1e7), 0.04 + 0.06, 1e-12);
   /* streaming from the level that holds the working set */
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 16 * 1024), 1e9 / 100e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 512 * 1024), 1e9 / 50e9, 1e-12);
@@ -185,10 +187,28 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   /* memory: one core streams 8 GB/s of the socket's 10; undeclared working set = memory */
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 8e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9), 1e9 / 8e9, 1e-12);
-  /* random accesses: latency over memory parallelism, a third limit beside core and stream */
-  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576), 1e7 * 100e-9 / 10, 1e-12);
-  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576, .access_set = 512 * 1024), 1e7 * 4e-9 / 10,
-                     1e-12);
+  /* random accesses: latency over memory parallelism, a third limit beside core and stream. Spread
+   * over 64 MiB: the L1 holds 1/2048 of them (1 ns), the L2 1/64 (4 ns), the L3 1/8 (10 ns), the
+   * rest is in memory (100 ns); over 512 KiB: 1/16 in the L1, the rest in the L2 */
+  double lat64 = 1.0 / 2048 * 1 + (1.0 / 64 - 1.0 / 2048) * 4 + (1.0 / 8 - 1.0 / 64) * 10 + 7.0 / 8 * 100;
+  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576), 1e7 * lat64 * 1e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576, .access_set = 512 * 1024),
+                     1e7 * (1.0 / 16 * 1 + 15.0 / 16 * 4) * 1e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 1024), 1e7 * 1e-9 / 10, 1e-12); /* all in the L1 */
+  /* strided accesses (8-way 32 KiB L1: 64 sets, 4 KiB per way; 16-way 1 MiB L2: 1024 sets). Lines
+   * 4 KiB apart all fall in one L1 set (8 lines) and in 16 of the L2's (256 lines): 16 lines live
+   * in the L2, 256 do not (strictly fewer than the ways hold) and go to the L3 (8 MiB, 16-way:
+   * 128 sets at this stride, 2048 lines). Half the accesses are stores: each waits for its line
+   * (added to the core), the loads overlap (latency / 10). Lines 4160 B apart (65 lines) visit
+   * all 64 L1 sets: 16 of them stay in the L1, where the stores cost nothing extra. */
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 4096, .stride = 4096, .stride_stores = 5e6),
+                     5e6 * 4e-9, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 256 * 4096, .stride = 4096, .stride_stores = 5e6),
+                     5e6 * 10e-9, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e9, .accesses = 1e7, .access_set = 256 * 4096, .stride = 4096, .stride_stores = 5e6),
+                     0.5 + 5e6 * 10e-9, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 4160, .stride = 4160, .stride_stores = 5e6),
+                     5e6 * 1e-9 / 10, 1e-12);
   cr_assert_float_eq(T(.ops = 2e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.1, 1e-12); /* 0.1 = 0.1 */
   cr_assert_float_eq(T(.ops = 4e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.2, 1e-12);
   /* two ranks on the socket: half its memory bandwidth each (5 < 8), half its L3 each (6 MiB > 4) */

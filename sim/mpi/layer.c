@@ -175,7 +175,8 @@ void icsim_phase_begin(void)
 }
 
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
-                          double chain, double chain_divide, double mispredicts)
+                          double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
+                          double stride_stores)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
@@ -187,8 +188,11 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
                          .working_set = working_set,
                          .access_set = access_set,
                          .chain = chain,
+                         .chain_mul = chain_mul,
                          .chain_divide = chain_divide,
-                         .mispredicts = mispredicts};
+                         .mispredicts = mispredicts,
+                         .stride = stride,
+                         .stride_stores = stride_stores};
   double t = icsim_runtime_compute_time(rt, me, &w);
   if (t > 0)
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
@@ -203,7 +207,7 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
 }
 
 /* A phase declared the first way: operations and bytes streamed from memory. */
-void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0); }
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
 
 double icsim_phase_seconds(void)
 {

@@ -13,9 +13,14 @@
  *     working_set   bytes the phase touches: which cache level (or memory) holds them
  *     access_set    bytes the random accesses fall into, when a smaller array than the working set
  *                   (0: the working set)
- *     chain         floating-point adds and multiplies on a dependency chain (a running sum, a recurrence,
- *                   work the core cannot overlap), chain_divide the divisions and square roots on it
+ *     chain         floating-point adds (and subtracts) on a dependency chain (a running sum, a recurrence,
+ *                   work the core cannot overlap), chain_mul the multiplies on it, chain_divide the
+ *                   divisions and square roots on it
  *     mispredicts   data-dependent branches a predictor misses
+ *     stride        bytes between successive accesses when they walk a stride (a line of a 3-D grid),
+ *                   0 when scattered: the access set then holds access_set / stride lines, and a
+ *                   power-of-two stride crowds them into few cache sets
+ *     stride_stores the strided accesses that are stores (they reach the cache in program order)
  *
  * Under `icsim run` (program built with icsimcc) the phase costs what the platform's compute
  * model says (sim/runtime.h: the core's issue rate or its dependency chain, against the
@@ -39,7 +44,8 @@
 
 /* What ICSIM_PHASE_END_WORK's fields fill (see above). */
 struct icsim_phase_work {
-  double ops, bytes, accesses, working_set, access_set, chain, chain_divide, mispredicts;
+  double ops, bytes, accesses, working_set, access_set, chain, chain_mul, chain_divide, mispredicts, stride,
+      stride_stores;
 };
 #define ICSIM_PHASE_END_ACCESS(ops_, bytes_, accesses_, working_set_)                                                \
   ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_), .accesses = (accesses_), .working_set = (working_set_))
@@ -50,7 +56,8 @@ struct icsim_phase_work {
 void icsim_phase_begin(void) __attribute__((weak));
 void icsim_phase_end(double ops, double bytes) __attribute__((weak));
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
-                          double chain, double chain_divide, double mispredicts) __attribute__((weak));
+                          double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
+                          double stride_stores) __attribute__((weak));
 double icsim_phase_seconds(void) __attribute__((weak));
 int icsim_phase_modeled(void) __attribute__((weak));
 
@@ -88,7 +95,7 @@ static inline void icsim__phase_end(struct icsim_phase_site *s, const struct ics
     icsim_phase_sites = s;
   }
   s->calls++, s->seconds += t, s->ops += w->ops, s->bytes += w->bytes, s->accesses += w->accesses;
-  s->chain += w->chain, s->chain_divide += w->chain_divide, s->mispredicts += w->mispredicts;
+  s->chain += w->chain + w->chain_mul, s->chain_divide += w->chain_divide, s->mispredicts += w->mispredicts;
   s->working_set = w->working_set;
 }
 #define ICSIM_PHASE_BEGIN() (icsim__phase_t0 = icsim__cpu_seconds())
@@ -134,7 +141,9 @@ static inline int icsim_skeleton_ok(void) { return 0; }
     struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
     if (icsim_phase_end_work)                                                                                         \
       icsim_phase_end_work(icsim__w.ops, icsim__w.bytes, icsim__w.accesses, icsim__w.working_set,                    \
-                           icsim__w.access_set, icsim__w.chain, icsim__w.chain_divide, icsim__w.mispredicts);         \
+                           icsim__w.access_set, icsim__w.chain, icsim__w.chain_mul, icsim__w.chain_divide,           \
+                           icsim__w.mispredicts,                                                                      \
+                           icsim__w.stride, icsim__w.stride_stores);                                                  \
   } while (0)
 /* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
 static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }

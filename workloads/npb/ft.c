@@ -76,20 +76,26 @@ static void fft_lines(double complex *base, int n, size_t stride, int nlines, si
         for (int i = 0; i < n; i++)
           p[i * stride] = line[i];
       }
-  /* Counted per line of n points, loop control as 2: (n/2) log2 n butterflies of 34 operations
-   * (2 complex loads; the product a * w and the twiddle step w *= wl, each 11 as C99 complex
-   * multiplies compile for SSE2: 4 multiplies, 2 adds, 3 moves to pair the parts, 2 NaN tests;
-   * 2 complex adds of 2; 2 complex stores; 2 index adds; loop control); the bit reversal, 14 per
+  /* Counted per line of n points, loop control as 2: (n/2) log2 n butterflies of 49 operations,
+   * counted from the compiled loop (gcc -O2, x86-64 SSE2): 4 loads (y's point twice: the C99
+   * complex multiply computes a * w as a packed product and again in scalars for its NaN test),
+   * 2 stores, 10 multiplies and 8 adds (that product twice, the twiddle step w *= wl, x +- y),
+   * 4 shuffles pairing the parts, 12 register moves, 2 NaN tests and their branches (4), loop
+   * control 5 (the index, two pointers, compare-and-branch); the C-level count (34) missed the
+   * second product and the moves. The bit reversal, 14 per
    * point (about one turn of the inner loop of 4, the final xor, the compare, half a swap of 4,
    * loop control); the copy in and out of the line buffer, 8 per point; cos and sin of each stage,
    * 40. The twiddle step is a chain: a multiply then an add per butterfly. Each point read and
-   * written once (32 B). Lines whose points are STRIDE apart (4 KiB and more) touch one cache line
-   * per point, twice: random accesses into the plane the lines sweep (n x stride points). */
+   * written once (32 B). Lines whose points are STRIDE apart (2 KiB and more) touch one cache line
+   * per point, twice (the gather's load, the scatter's store): strided accesses into the plane the
+   * lines sweep (n x stride points, n lines 16 x STRIDE bytes apart; the next 3 lines reuse them if
+   * they stay cached). */
   double bfly = points / 2 * log2i(n), lines = (double)nlines * ngroups;
   double plane = 16.0 * n * (double)stride;
-  ICSIM_PHASE_END_WORK(.ops = 34.0 * bfly + 22.0 * points + 40.0 * log2i(n) * lines, .bytes = 32.0 * points,
+  ICSIM_PHASE_END_WORK(.ops = 49.0 * bfly + 22.0 * points + 40.0 * log2i(n) * lines, .bytes = 32.0 * points,
                        .accesses = stride > 1 ? 2.0 * points : 0, .working_set = 16.0 * pts_local(),
-                       .access_set = plane, .chain = 2.0 * bfly);
+                       .access_set = plane, .chain = bfly, .chain_mul = bfly, .stride = stride > 1 ? 16.0 * stride : 0,
+                       .stride_stores = stride > 1 ? points : 0);
 }
 
 /* Element row (z, y) of layout 1 and (y, z) of layout 2: nx contiguous points. */
