@@ -5,7 +5,8 @@
  *   ICSIM_PHASE_END(ops, bytes);   // operations done, bytes moved to or from memory
  * or, saying more of what the loop does (every field counted from the loop body, 0 if absent):
  *   ICSIM_PHASE_END_WORK(.ops = ..., .bytes = ..., .accesses = ..., .working_set = ..., .chain = ...,
- *                        .chain_divide = ..., .mispredicts = ...);
+ *                        .chain_mul = ..., .chain_divide = ..., .mispredicts = ..., .stride = ...,
+ *                        .stride_stores = ...);
  *   ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set);   // the memory side only
  *     ops           independent operations (arithmetic, compares, conversions; not loads and stores)
  *     bytes         bytes streamed, read + written
