@@ -55,6 +55,11 @@ const struct icsim_param_desc icsim_platform_table[] = {
     {"nodes/mispredict-penalty", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1000, "15", "assumed",
      "clocks lost to one mispredicted branch (the pipeline refills from the fetch stage)", NULL,
      F(mispredict_cycles)},
+    {"nodes/reorder-window", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 4096, "0", "assumed",
+     "instructions an out-of-order core keeps in flight (its reorder buffer): iterations whose dependency "
+     "paths do not wait for one another overlap, as many as the window holds (window / instructions per "
+     "iteration); 0 = not described (or an in-order core): the paths run one after another",
+     NULL, F(window_ops)},
     {"nodes/core-memory-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
      "what one core alone can stream from memory (bounded by its outstanding misses); 0 = the socket's whole "
      "bandwidth",

@@ -207,7 +207,24 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, cons
   double t_chain = (w->chain * p->fp_latency_cycles + w->chain_mul * p->fp_mul_latency_cycles +
                     w->chain_divide * p->fp_divide_latency_cycles) /
                    p->clock_Hz;
-  double t_core = (t_issue > t_chain ? t_issue : t_chain) + w->mispredicts * p->mispredict_cycles / p->clock_Hz;
+  /* iterations whose paths do not wait for one another overlap in the out-of-order window: it holds
+   * window / (ops per iteration) of them, each path's latency shared among those in flight */
+  if (w->paths > 1 && p->window_ops > 0 && w->ops > 0) {
+    double in_flight = p->window_ops / (w->ops / w->paths);
+    if (in_flight > w->paths)
+      in_flight = w->paths;
+    if (in_flight > 1)
+      t_chain /= in_flight;
+  }
+  /* a mispredicted branch is found only when its operands are loaded and computed (the branch
+   * resolution time of interval analysis): the core fetches the wrong path meanwhile, then refills */
+  double resolve_s = 0;
+  if (w->mispredicts > 0) {
+    double load_s = level < 3 ? p->cache_lat_s[level] : p->memory_lat_s;
+    resolve_s = load_s + w->branch_chain * p->fp_latency_cycles / p->clock_Hz;
+  }
+  double t_core = (t_issue > t_chain ? t_issue : t_chain) +
+                  w->mispredicts * (p->mispredict_cycles / p->clock_Hz + resolve_s);
   double t_stream = w->bytes > 0 ? w->bytes / bw : 0;
   /* random accesses whose addresses come from a stream (gathers, histogram updates) are
    * independent: the core keeps memory-parallelism of them in flight, beside its other work, so

@@ -105,12 +105,17 @@ struct icsim_work {
                           cache sets, so fewer of them stay in a cache than its size says */
   double stride_stores; /* the strided accesses that are stores: those missing the L1 commit in program
                            order, each waiting for its line */
+  double branch_chain;  /* operations between a mispredicted branch's loads and the branch (adds, multiplies,
+                           the compare): the branch resolves only after its loads and these */
+  double paths;         /* independent dependency paths the chain is made of (iterations whose chains do not
+                           wait for one another: EP's pairs); 0 or 1 = one chain through the whole phase */
 };
 
 /* Time of a declared compute phase on the core of world rank RANK:
  *   core   = max(ops / (clock x ops-per-cycle),
  *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency) / clock)
- *            + mispredicts x mispredict-penalty / clock
+ *            + mispredicts x (mispredict-penalty + resolution) / clock, resolution = latency of the level
+ *              holding the working set (the branch's operands are loaded) + branch_chain x fp-latency
  *   stream = bytes / bandwidth of the level holding the working set (L1, L2, the rank's share of the L3,
  *            or memory: the socket's bandwidth split among its ranks, at most one core's)
  *   access = accesses x latency / memory-parallelism; scattered accesses spread over the access set
@@ -118,6 +123,8 @@ struct icsim_work {
  *            of them at its latency, the rest go on to memory; strided accesses pay the first level
  *            whose sets at that stride hold access_set / stride lines: ways x the sets the stride visits)
  *   stores = stride_stores x latency of that level when it is not the L1 (in-order commit), added to core
+ *   window = a chain of PATHS independent paths overlaps min(paths, reorder-window / (ops / paths)) of
+ *            them: the chain term is divided by that (at least 1)
  *   t      = max(core + stores, stream, access)
  * Parameters: the nodes/ rows of sim/platform.c. */
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w);
