@@ -82,20 +82,25 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
   }
 }
 
-/* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs. Per pair (ep.c):
- * 24 + 40 pi/4 operations at 1.5 per clock, or the chain of 6.5 pi/4 adds at 5 clocks, 2 + 7.5 pi/4
- * multiplies at 7 and 2 pi/4 divisions and roots at 40, whichever is longer, plus 1 - pi/4 mispredicts at
- * 30 clocks; against 32 B per pair streamed from the L2 (the 1 MiB batch fits its 2 MiB) at
- * 30.4 GB/s. */
+/* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs, two phases each (ep.c).
+ * Generator: 18 operations per pair at 1.5 per clock, or its chain of 2 multiplies at 7 clocks,
+ * whichever is longer, against 16 B per pair written to the L2 (the 1 MiB batch fits its 2 MiB) at
+ * 30.4 GB/s. Pairs: 15 + 88 pi/4 operations at 1.5 per clock, or the chain of 6.5 pi/4 adds at 5
+ * clocks, 7.5 pi/4 multiplies at 7 and 2 pi/4 divisions and roots at 40, shared by the pairs the
+ * 126-entry reorder window holds (126 / (15 + 88 pi/4) = 1.50 pairs), whichever is longer; plus
+ * 1 - pi/4 mispredicts, each the 30-clock refill and its resolution: the L2's 7.4 ns and 5 operations
+ * at 5 clocks; against 16 B per pair read from the L2. */
 Test(npb, ep_compute_time_matches_the_roofline_closed_form)
 {
   char *out;
   int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
   cr_assert_eq(rc, 0, "%s", out);
-  double q = M_PI / 4, nk = 65536, clock = 3.8e9;
-  double ops = (24.0 + 40.0 * q) * nk, adds = 6.5 * q * nk, muls = (2.0 + 7.5 * q) * nk, divide = 2.0 * q * nk;
-  double core = fmax(ops / (1.5 * clock), (5.0 * adds + 7.0 * muls + 40.0 * divide) / clock) + (1 - q) * nk * 30.0 / clock;
-  double per = fmax(core, 32.0 * nk / 30.4e9), expect = 256 * per;
+  double q = M_PI / 4, nk = 65536, clock = 3.8e9, l2_bw = 30.4e9;
+  double gen = fmax(fmax(18.0 / 1.5, 2 * 7.0) / clock, 16.0 / l2_bw) * nk;
+  double ops = 15.0 + 88.0 * q, in_flight = 126.0 / ops;
+  double chain = (6.5 * q * 5.0 + 7.5 * q * 7.0 + 2.0 * q * 40.0) / clock / in_flight;
+  double core = fmax(ops / (1.5 * clock), chain) + (1 - q) * (30.0 / clock + 7.4e-9 + 5 * 5.0 / clock);
+  double pairs = fmax(core, 16.0 / l2_bw) * nk, expect = 256 * (gen + pairs);
   double got = field(out, "Compute time");
   printf("EP S compute: simulated %.4f s, closed form %.4f s\n", got, expect);
   cr_assert(fabs(got - expect) < 1e-4, "%.5f vs %.5f", got, expect);
@@ -177,7 +182,15 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   cr_assert_float_eq(T(.ops = 1e9), 0.5, 1e-12);
   cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8), 0.4, 1e-12);
   cr_assert_float_eq(T(.ops = 1e8, .chain = 1e7, .chain_divide = 1e7), 0.04 + 0.2, 1e-12); /* longer than 0.05 */
-  cr_assert_float_eq(T(.chain = 1e8, .mispredicts = 1e7), 0.4 + 0.1, 1e-12);
+  /* a mispredict: the 10-clock refill and its resolution, the load from the level holding the
+   * working set (the L1, 1 ns) and the 2 operations from it to the branch at 4 clocks */
+  cr_assert_float_eq(T(.chain = 1e8, .mispredicts = 1e7, .working_set = 16 * 1024, .branch_chain = 2),
+                     0.4 + 1e7 * (10 + 1 + 8) * 1e-9, 1e-12);
+  /* independent paths overlap as far as the 64-entry window holds them: 1e6 paths of 10 ops, 6.4 in
+   * flight; of 100 ops, less than one (no overlap); 4 paths of 2 ops, all 4 (window / 2 = 32) */
+  cr_assert_float_eq(T(.ops = 1e7, .chain = 1e8, .paths = 1e6), 0.4 / 6.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8, .paths = 1e6), 0.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 8, .chain = 1e8, .paths = 4), 0.4 / 4, 1e-12);
   /* multiplies on the chain at their own latency (6 clocks), beside the adds (4) */
   cr_assert_float_eq(T(.chain = 1e7, .chain_mul = 1e7), 0.04 + 0.06, 1e-12);
   /* streaming from the level that holds the working set */
