@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_run(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
@@ -14,6 +15,9 @@ int cmd_place_pattern(const char *platform, int nranks, const char *pattern_file
                       unsigned seed, char **sets, int nsets);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate_host(int argc, char **argv);
+/* icsim calibrate-host --memory (calibrate_memory.c): prints this machine's measured memory
+ * hierarchy as platform lines. */
+int calibrate_memory(FILE *out);
 /* Scalar operations per second of this machine: ICSIM_HOST_OPS, else the stored calibration
  * (measured once if missing). */
 double icsim_host_ops_per_s(void);

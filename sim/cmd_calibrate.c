@@ -4,10 +4,10 @@
  *
  * The measure is a chain of dependent integer additions: every x86-64 core retires one per clock
  * cycle, whatever its vector width, so the rate is this core's clock in scalar operations per
- * second, the same convention as a platform's nodes/clock x nodes/ops-per-cycle. SMPI charges
- * measured seconds t as t x smpi/host-speed flops at the simulated host's nodes/speed; icsim sets
- * smpi/host-speed = H x speed / (clock x ops-per-cycle), so t becomes t x H / (clock x
- * ops-per-cycle): a loop of N operations takes N / (clock x ops-per-cycle) simulated seconds.
+ * second, comparable with a platform's nodes/clock. SMPI charges measured seconds t as
+ * t x smpi/host-speed flops at the simulated host's nodes/speed; icsim sets smpi/host-speed =
+ * H x speed / clock, so t becomes t x H / clock: a chain of N dependent additions takes N / clock
+ * simulated seconds (the ratio of clocks; whatever else this core overlaps is in t already).
  *
  * The result is stored (build/host-speed.txt: one number and how it was measured) and reused by
  * every run; `icsim calibrate-host` measures again. It counts the thread's CPU time, as SMPI's
@@ -98,14 +98,19 @@ double icsim_host_ops_per_s(void)
 int cmd_calibrate_host(int argc, char **argv)
 {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: icsim calibrate-host\n"
+    printf("usage: icsim calibrate-host [--memory]\n"
            "Measures how many scalar operations per second this machine runs (a chain of dependent\n"
            "additions, one per clock) and stores it; `icsim run --host-timing on` uses it to charge a\n"
-           "program's own computation at the simulated CPU's clock. Run it again after moving the build.\n");
+           "program's own computation at the simulated CPU's clock. Run it again after moving the build.\n"
+           "--memory measures this machine's copy bandwidth (one core, all cores) and load latency at\n"
+           "working sets from the first-level cache to memory, and prints them as platform lines\n"
+           "(nodes/memory-bandwidth etc., origin measured) for a host platform (platforms/host-*.yaml).\n");
     return 0;
   }
+  if (argc == 2 && !strcmp(argv[1], "--memory"))
+    return calibrate_memory(stdout);
   if (argc > 1) {
-    fprintf(stderr, "icsim calibrate-host: takes no arguments\n");
+    fprintf(stderr, "icsim calibrate-host: takes no arguments but --memory\n");
     return 2;
   }
   return measure_and_store(stdout) > 0 ? 0 : 1;

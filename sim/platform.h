@@ -35,6 +35,20 @@ struct icsim_platform_params {
   double ops_per_cycle; /* declared compute phases: operations retired per clock */
   double memory_bw_Bps;   /* one socket's memory controller */
   double memory_lat_s;
+  /* the compute model's memory hierarchy (sim/runtime.c icsim_runtime_compute_time); a level
+   * whose size is 0 is not described and phases skip it */
+  double fp_latency_cycles;        /* one dependent floating-point add or subtract */
+  double fp_mul_latency_cycles;    /* one dependent floating-point multiply */
+  double fp_divide_latency_cycles; /* one dependent division or square root */
+  double mispredict_cycles;        /* a mispredicted branch: the pipeline refills */
+  double window_ops;               /* reorder window: instructions in flight (0: not described) */
+  double core_memory_bw_Bps; /* what one core can stream from memory (its outstanding misses); 0 = no limit */
+  double memory_parallelism; /* independent cache misses a core keeps in flight */
+  double cache_size_B[3];    /* L1, L2 per core; L3 per socket, shared by its ranks */
+  double cache_lat_s[3];     /* load-to-use latency */
+  double cache_bw_Bps[3];    /* one core streaming from that level */
+  double cache_ways[3];      /* associativity (0 = not described: no set conflicts) */
+  double cache_line_B;       /* bytes per cache line */
   double socket_link_bw_Bps; /* QPI or FSB between sockets */
   double socket_link_lat_s;
   int topology;           /* enum icsim_topology */

@@ -24,7 +24,7 @@ struct icsim_runtime {
       intra_node_messages, mpi_calls;
   /* declared compute phases (icsim_phase.h): time charged per rank, phases and their work */
   double *compute_s;
-  double phases, phase_ops, phase_bytes;
+  double phases, phase_ops, phase_bytes, phase_accesses;
   /* how each world rank ended (sim/mpi/lifecycle.c), reported by the adapter at the end of the run */
   signed char *rank_end; /* enum icsim_rank_end */
   int *rank_status;      /* the status a rank gave exit() */
@@ -88,10 +88,46 @@ int icsim_runtime_models_channels(const struct icsim_runtime *rt);
 /* Bandwidth SimGrid should give LINK: its nominal one, or a stack's higher peak. */
 double icsim_runtime_channel_peak(struct icsim_runtime *rt, const struct icsim_link *link);
 
-/* Time of a declared compute phase of OPS operations moving BYTES to or from memory on the
- * core of world rank RANK: the slower of the core (clock x ops-per-cycle) and its share of the
- * socket's memory bandwidth (split among the ranks placed on that socket), a roofline. */
-double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, double ops, double bytes);
+/* The work a compute phase declares (workloads/include/icsim_phase.h): counted from its loop body. */
+struct icsim_work {
+  double ops;          /* independent operations (arithmetic, compares, conversions) */
+  double bytes;        /* bytes streamed (read + written) */
+  double accesses;     /* random accesses: data-dependent or scattered loads and updates */
+  double working_set;  /* bytes the phase touches, which decides the level that holds them; 0 = not
+                          declared: memory */
+  double access_set;   /* bytes the random accesses fall into (0: the working set) */
+  double chain;        /* floating-point adds on a dependency chain (running sums, recurrences) */
+  double chain_mul;    /* floating-point multiplies on that chain */
+  double chain_divide; /* divisions and square roots on that chain */
+  double mispredicts;  /* data-dependent branches the predictor misses */
+  double stride;       /* bytes between successive random accesses when they walk a stride (a column, a
+                          line of a 3-D grid); 0 = scattered. Lines a power-of-two stride apart share few
+                          cache sets, so fewer of them stay in a cache than its size says */
+  double stride_stores; /* the strided accesses that are stores: those missing the L1 commit in program
+                           order, each waiting for its line */
+  double branch_chain;  /* operations between a mispredicted branch's loads and the branch (adds, multiplies,
+                           the compare): the branch resolves only after its loads and these */
+  double paths;         /* independent dependency paths the chain is made of (iterations whose chains do not
+                           wait for one another: EP's pairs); 0 or 1 = one chain through the whole phase */
+};
+
+/* Time of a declared compute phase on the core of world rank RANK:
+ *   core   = max(ops / (clock x ops-per-cycle),
+ *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency) / clock)
+ *            + mispredicts x (mispredict-penalty + resolution) / clock, resolution = latency of the level
+ *              holding the working set (the branch's operands are loaded) + branch_chain x fp-latency
+ *   stream = bytes / bandwidth of the level holding the working set (L1, L2, the rank's share of the L3,
+ *            or memory: the socket's bandwidth split among its ranks, at most one core's)
+ *   access = accesses x latency / memory-parallelism; scattered accesses spread over the access set
+ *            (the working set unless a smaller array is declared): each level of C bytes takes C / set
+ *            of them at its latency, the rest go on to memory; strided accesses pay the first level
+ *            whose sets at that stride hold access_set / stride lines: ways x the sets the stride visits)
+ *   stores = stride_stores x latency of that level when it is not the L1 (in-order commit), added to core
+ *   window = a chain of PATHS independent paths overlaps min(paths, reorder-window / (ops / paths)) of
+ *            them: the chain term is divided by that (at least 1)
+ *   t      = max(core + stores, stream, access)
+ * Parameters: the nodes/ rows of sim/platform.c. */
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w);
 
 /* Write the counters as JSON to PATH atomically (sim/outfile.h: never over a non-regular file). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,

@@ -82,14 +82,25 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
   }
 }
 
-/* EP class S on one rank: 256 batches, each max(ops / (3.8 GHz x 1), bytes / 6.4 GB/s). */
+/* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs, two phases each (ep.c).
+ * Generator: 18 operations per pair at 1.5 per clock, or its chain of 2 multiplies at 7 clocks,
+ * whichever is longer, against 16 B per pair written to the L2 (the 1 MiB batch fits its 2 MiB) at
+ * 30.4 GB/s. Pairs: 15 + 88 pi/4 operations at 1.5 per clock, or the chain of 6.5 pi/4 adds at 5
+ * clocks, 7.5 pi/4 multiplies at 7 and 2 pi/4 divisions and roots at 40, shared by the pairs the
+ * 126-entry reorder window holds (126 / (15 + 88 pi/4) = 1.50 pairs), whichever is longer; plus
+ * 1 - pi/4 mispredicts, each the 30-clock refill and its resolution: the L2's 7.4 ns and 5 operations
+ * at 5 clocks; against 16 B per pair read from the L2. */
 Test(npb, ep_compute_time_matches_the_roofline_closed_form)
 {
   char *out;
   int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
   cr_assert_eq(rc, 0, "%s", out);
-  double ops = (8.0 + 6.0 + 0.785 * 53.0) * 65536, bytes = 2.0 * 2 * 65536 * 8;
-  double per = fmax(ops / 3.8e9, bytes / 6.4e9), expect = 256 * per;
+  double q = M_PI / 4, nk = 65536, clock = 3.8e9, l2_bw = 30.4e9;
+  double gen = fmax(fmax(18.0 / 1.5, 2 * 7.0) / clock, 16.0 / l2_bw) * nk;
+  double ops = 15.0 + 88.0 * q, in_flight = 126.0 / ops;
+  double chain = (6.5 * q * 5.0 + 7.5 * q * 7.0 + 2.0 * q * 40.0) / clock / in_flight;
+  double core = fmax(ops / (1.5 * clock), chain) + (1 - q) * (30.0 / clock + 7.4e-9 + 5 * 5.0 / clock);
+  double pairs = fmax(core, 16.0 / l2_bw) * nk, expect = 256 * (gen + pairs);
   double got = field(out, "Compute time");
   printf("EP S compute: simulated %.4f s, closed form %.4f s\n", got, expect);
   cr_assert(fabs(got - expect) < 1e-4, "%.5f vs %.5f", got, expect);
@@ -131,7 +142,8 @@ Test(npb, skeleton_keeps_the_prediction, .timeout = 300)
   }
 }
 
-/* The compute model itself: two ranks on one socket share its memory bandwidth, not its clock. */
+/* The compute model itself: two ranks on one socket share its memory bandwidth, not its clock
+ * (each gets half the socket's, and never more than one core streams alone). */
 Test(npb, compute_model_shares_memory_not_clock)
 {
   char err[512];
@@ -140,13 +152,125 @@ Test(npb, compute_model_shares_memory_not_clock)
   int hosts[2] = {0, 0};
   rt->nranks = 2;
   rt->rank_host = hosts;
-  double clock = rt->pf.p.clock_Hz, bw = rt->pf.p.memory_bw_Bps;
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 0), 1e9 / clock, 1e-12);
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9), 1e9 / (bw / 2), 1e-12);
-  hosts[1] = 1; /* the other socket: the whole bandwidth again */
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 0, 1e9), 1e9 / bw, 1e-12);
+  double rate = rt->pf.p.clock_Hz * rt->pf.p.ops_per_cycle, bw = rt->pf.p.memory_bw_Bps;
+  double core_bw = rt->pf.p.core_memory_bw_Bps;
+  cr_assert(core_bw > 0 && core_bw < bw, "the Westmere platform describes one core's limit below the socket's");
+  struct icsim_work ops = {.ops = 1e9}, bytes = {.bytes = 1e9}, both = {.ops = 1e9, .bytes = 1e9};
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &ops), 1e9 / rate, 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &bytes), 1e9 / fmin(bw / 2, core_bw), 1e-12);
+  hosts[1] = 1; /* the other socket: rank 0 alone, limited by what one core streams */
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &bytes), 1e9 / core_bw, 1e-12);
   /* the slower of the two limits */
-  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, 1e9, 1e9), fmax(1e9 / clock, 1e9 / bw), 1e-12);
+  cr_assert_float_eq(icsim_runtime_compute_time(rt, 0, &both), fmax(1e9 / rate, 1e9 / core_bw), 1e-12);
   rt->rank_host = NULL;
   icsim_runtime_destroy(rt);
+}
+
+/* The memory hierarchy, the chain and the random accesses, on round numbers
+ * (tests/data/compute-hierarchy.yaml: 1 GHz, 2 ops per clock, caches 32 KiB / 1 MiB / 8 MiB). */
+Test(npb, compute_model_hierarchy_chain_and_accesses)
+{
+  char err[512];
+  struct icsim_runtime *rt =
+      icsim_runtime_create(ICSIM_SRC "/tests/data/compute-hierarchy.yaml", NULL, err, sizeof err);
+  cr_assert(rt, "%s", err);
+  int hosts[2] = {0, 1};
+  rt->nranks = 2;
+  rt->rank_host = hosts; /* rank 0 alone on host 0 for now */
+#define T(...) icsim_runtime_compute_time(rt, 0, &(struct icsim_work){__VA_ARGS__})
+  /* the core: 1e9 ops at 2 per clock; a chain of 1e8 adds at 4 clocks is longer than 1e8 ops */
+  cr_assert_float_eq(T(.ops = 1e9), 0.5, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8), 0.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e7, .chain_divide = 1e7), 0.04 + 0.2, 1e-12); /* longer than 0.05 */
+  /* a mispredict: the 10-clock refill and its resolution, the load from the level holding the
+   * working set (the L1, 1 ns) and the 2 operations from it to the branch at 4 clocks */
+  cr_assert_float_eq(T(.chain = 1e8, .mispredicts = 1e7, .working_set = 16 * 1024, .branch_chain = 2),
+                     0.4 + 1e7 * (10 + 1 + 8) * 1e-9, 1e-12);
+  /* independent paths overlap as far as the 64-entry window holds them: 1e6 paths of 10 ops, 6.4 in
+   * flight; of 100 ops, less than one (no overlap); 4 paths of 2 ops, all 4 (window / 2 = 32) */
+  cr_assert_float_eq(T(.ops = 1e7, .chain = 1e8, .paths = 1e6), 0.4 / 6.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8, .paths = 1e6), 0.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 8, .chain = 1e8, .paths = 4), 0.4 / 4, 1e-12);
+  /* multiplies on the chain at their own latency (6 clocks), beside the adds (4) */
+  cr_assert_float_eq(T(.chain = 1e7, .chain_mul = 1e7), 0.04 + 0.06, 1e-12);
+  /* streaming from the level that holds the working set */
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 16 * 1024), 1e9 / 100e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 512 * 1024), 1e9 / 50e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 1e9 / 20e9, 1e-12);
+  /* memory: one core streams 8 GB/s of the socket's 10; undeclared working set = memory */
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 8e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9), 1e9 / 8e9, 1e-12);
+  /* random accesses: latency over memory parallelism, a third limit beside core and stream. Spread
+   * over 64 MiB: the L1 holds 1/2048 of them (1 ns), the L2 1/64 (4 ns), the L3 1/8 (10 ns), the
+   * rest is in memory (100 ns); over 512 KiB: 1/16 in the L1, the rest in the L2 */
+  double lat64 = 1.0 / 2048 * 1 + (1.0 / 64 - 1.0 / 2048) * 4 + (1.0 / 8 - 1.0 / 64) * 10 + 7.0 / 8 * 100;
+  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576), 1e7 * lat64 * 1e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .working_set = 64 * 1048576, .access_set = 512 * 1024),
+                     1e7 * (1.0 / 16 * 1 + 15.0 / 16 * 4) * 1e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 1024), 1e7 * 1e-9 / 10, 1e-12); /* all in the L1 */
+  /* strided accesses (8-way 32 KiB L1: 64 sets, 4 KiB per way; 16-way 1 MiB L2: 1024 sets). Lines
+   * 4 KiB apart all fall in one L1 set (8 lines) and in 16 of the L2's (256 lines): 16 lines live
+   * in the L2, 256 do not (strictly fewer than the ways hold) and go to the L3 (8 MiB, 16-way:
+   * 128 sets at this stride, 2048 lines). Half the accesses are stores: each waits for its line
+   * (added to the core), the loads overlap (latency / 10). Lines 4160 B apart (65 lines) visit
+   * all 64 L1 sets: 16 of them stay in the L1, where the stores cost nothing extra. */
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 4096, .stride = 4096, .stride_stores = 5e6),
+                     5e6 * 4e-9, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 256 * 4096, .stride = 4096, .stride_stores = 5e6),
+                     5e6 * 10e-9, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e9, .accesses = 1e7, .access_set = 256 * 4096, .stride = 4096, .stride_stores = 5e6),
+                     0.5 + 5e6 * 10e-9, 1e-12);
+  cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 4160, .stride = 4160, .stride_stores = 5e6),
+                     5e6 * 1e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.ops = 2e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.1, 1e-12); /* 0.1 = 0.1 */
+  cr_assert_float_eq(T(.ops = 4e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.2, 1e-12);
+  /* two ranks on the socket: half its memory bandwidth each (5 < 8), half its L3 each (6 MiB > 4) */
+  hosts[1] = 0;
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 5e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 1e9 / 5e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 4 * 1048576), 1e9 / 20e9, 1e-12);
+#undef T
+  rt->rank_host = NULL;
+  icsim_runtime_destroy(rt);
+}
+
+/* The native phase timing of the host check (-DICSIM_PHASE_TIMING): the kernel reports the CPU
+ * time of its phases, no more than its timed region, and the per-site profile adds up to it. */
+Test(npb, native_phase_timing_adds_up, .timeout = 300)
+{
+  char *out;
+  if (run("command -v mpicc.mpich && command -v mpiexec.mpich", &out, 1) != 0) {
+    free(out);
+    cr_skip_test("Debian's MPICH (mpicc.mpich) not installed");
+  }
+  free(out);
+  char dir[] = "/tmp/icsim-npb-timing-XXXXXX", cmd[1024];
+  cr_assert(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd,
+           "mpicc.mpich -O2 -DICSIM_PHASE_TIMING -I" ICSIM_SRC "/workloads/include -o %s/mg " ICSIM_SRC
+           "/workloads/npb/mg.c " ICSIM_SRC "/workloads/npb/npb.c -lm",
+           dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "ICSIM_PHASE_PROFILE=1 mpiexec.mpich -n 1 %s/mg W", dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+  cr_assert(strstr(out, VERIFIED), "%s", out);
+  cr_assert(strstr(out, "measured (native)"), "%s", out);
+  double t = field(out, "Time in seconds"), c = field(out, "Compute time");
+  /* Time in seconds is printed to 0.01 s; CPU time of the phases cannot exceed the wall time */
+  cr_assert(c > 0 && c <= t + 0.005, "compute %g, time %g", c, t);
+  /* the timed region's phases, site by site (the profile also holds the verification after it) */
+  double sum = 0;
+  int sites = 0;
+  for (const char *p = strstr(out, "\nphase "); p; p = strstr(p + 1, "\nphase ")) {
+    const char *sec = strstr(p, " seconds ");
+    cr_assert(sec, "%s", p);
+    sum += strtod(sec + 9, NULL);
+    sites++;
+  }
+  cr_assert(sites >= 5, "resid, psinv, rprj3, interp, comm3 at least: %d sites\n%s", sites, out);
+  cr_assert(sum >= c - 1e-4, "sites %g < compute %g", sum, c);
+  free(out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  system(cmd);
 }

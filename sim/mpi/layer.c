@@ -229,13 +229,28 @@ void icsim_phase_begin(void)
     smpi_bench_end();
 }
 
-void icsim_phase_end(double ops, double bytes)
+void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
+                          double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
+                          double stride_stores, double paths, double branch_chain)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
     return;
   int me = icsim_my_rank();
-  double t = icsim_runtime_compute_time(rt, me, ops, bytes);
+  struct icsim_work w = {.ops = ops,
+                         .bytes = bytes,
+                         .accesses = accesses,
+                         .working_set = working_set,
+                         .access_set = access_set,
+                         .chain = chain,
+                         .chain_mul = chain_mul,
+                         .chain_divide = chain_divide,
+                         .mispredicts = mispredicts,
+                         .stride = stride,
+                         .stride_stores = stride_stores,
+                         .paths = paths,
+                         .branch_chain = branch_chain};
+  double t = icsim_runtime_compute_time(rt, me, &w);
   if (t > 0)
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
   if (me < rt->nranks)
@@ -243,9 +258,13 @@ void icsim_phase_end(double ops, double bytes)
   rt->phases++;
   rt->phase_ops += ops;
   rt->phase_bytes += bytes;
+  rt->phase_accesses += accesses;
   if (rt->host_timing)
     smpi_bench_begin();
 }
+
+/* A phase declared the first way: operations and bytes streamed from memory. */
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
 
 double icsim_phase_seconds(void)
 {

@@ -162,6 +162,11 @@ static void makea(struct npb_run *run)
   free(aelt);
 }
 
+/* Bytes an inverse power step touches on this process: its matrix rows (value + column index per
+ * nonzero), the gathered vector and the five vectors of its slice. Every phase cycles through all
+ * of them, so this decides the cache level (or memory) each phase streams from. */
+static double working_set(void) { return 12.0 * rowstr[nrows] + 8.0 * na + 40.0 * nrows; }
+
 static double dot_all(const double *x, const double *y, int n, int skeleton)
 {
   double s = 0, g;
@@ -169,7 +174,8 @@ static double dot_all(const double *x, const double *y, int n, int skeleton)
   if (!skeleton)
     for (int i = 0; i < n; i++)
       s += x[i] * y[i];
-  ICSIM_PHASE_END(2.0 * n, 16.0 * n);
+  /* each add waits for the previous one: a chain of n adds */
+  ICSIM_PHASE_END_WORK(.ops = 2.0 * n, .bytes = 16.0 * n, .working_set = working_set(), .chain = n);
   MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return g;
 }
@@ -187,9 +193,10 @@ static void matvec(struct npb_run *run, const double *slice, double *full, doubl
         s += a[k] * full[colidx[k]];
       y[j] = s;
     }
-  /* 2 flops per nonzero; value + column index streamed, the gathered vector read through the
-   * cache, the result written */
-  ICSIM_PHASE_END(2.0 * nnz + 2.0 * nrows, 12.0 * nnz + 8.0 * nrows + 8.0 * na);
+  /* 2 flops per nonzero, the adds on one chain per row (s += ...); value + column index streamed,
+   * the result written; full[colidx[k]] is a random access into the gathered vector */
+  ICSIM_PHASE_END_WORK(.ops = 2.0 * nnz + 2.0 * nrows, .bytes = 12.0 * nnz + 8.0 * nrows, .accesses = nnz,
+                       .working_set = working_set(), .access_set = 8.0 * na, .chain = nnz);
 }
 
 static double conj_grad(struct npb_run *run, double *x, double *z, double *p, double *q, double *r, double *full)
@@ -201,7 +208,7 @@ static double conj_grad(struct npb_run *run, double *x, double *z, double *p, do
       q[j] = z[j] = 0;
       r[j] = p[j] = x[j];
     }
-  ICSIM_PHASE_END(0, 40.0 * n);
+  ICSIM_PHASE_END_WORK(.bytes = 40.0 * n, .working_set = working_set());
   double rho = dot_all(r, r, n, sk);
   for (int cgit = 1; cgit <= CGITMAX; cgit++) {
     matvec(run, p, full, q);
@@ -213,14 +220,14 @@ static double conj_grad(struct npb_run *run, double *x, double *z, double *p, do
         z[j] += alpha * p[j];
         r[j] -= alpha * q[j];
       }
-    ICSIM_PHASE_END(4.0 * n, 48.0 * n);
+    ICSIM_PHASE_END_WORK(.ops = 4.0 * n, .bytes = 48.0 * n, .working_set = working_set());
     rho = dot_all(r, r, n, sk);
     double beta = sk ? 1 : rho / rho0;
     ICSIM_PHASE_BEGIN();
     if (!sk)
       for (int j = 0; j < n; j++)
         p[j] = r[j] + beta * p[j];
-    ICSIM_PHASE_END(2.0 * n, 24.0 * n);
+    ICSIM_PHASE_END_WORK(.ops = 2.0 * n, .bytes = 24.0 * n, .working_set = working_set());
   }
   /* residual ||x - A z|| */
   matvec(run, z, full, r);
@@ -231,7 +238,7 @@ static double conj_grad(struct npb_run *run, double *x, double *z, double *p, do
       double d = x[j] - r[j];
       s += d * d;
     }
-  ICSIM_PHASE_END(3.0 * n, 16.0 * n);
+  ICSIM_PHASE_END_WORK(.ops = 3.0 * n, .bytes = 16.0 * n, .working_set = working_set(), .chain = n);
   MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return sqrt(g);
 }
@@ -246,14 +253,15 @@ static double normalize(struct npb_run *run, double *x, const double *z)
       s[0] += x[j] * z[j];
       s[1] += z[j] * z[j];
     }
-  ICSIM_PHASE_END(4.0 * nrows, 16.0 * nrows);
+  /* two sums, each its own chain of adds, side by side */
+  ICSIM_PHASE_END_WORK(.ops = 4.0 * nrows, .bytes = 16.0 * nrows, .working_set = working_set(), .chain = nrows);
   MPI_Allreduce(s, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double norm = run->skeleton ? 1 : 1.0 / sqrt(g[1]);
   ICSIM_PHASE_BEGIN();
   if (!run->skeleton)
     for (int j = 0; j < nrows; j++)
       x[j] = norm * z[j];
-  ICSIM_PHASE_END(1.0 * nrows, 16.0 * nrows);
+  ICSIM_PHASE_END_WORK(.ops = 1.0 * nrows, .bytes = 16.0 * nrows, .working_set = working_set());
   return run->skeleton ? 0 : shift + 1.0 / g[0];
 }
 

@@ -14,10 +14,34 @@
 #define A_MULT 1220703125.0
 #define EP_SEED 271828183.0
 
-/* Work of one pair, counted from the loop body: two generator steps (multiply, mask,
- * convert: 4 each), the circle test (6), and for the pi/4 of pairs accepted a log (~20),
- * a sqrt (~15), a division (~10) and 8 more arithmetic operations. */
-#define OPS_PER_PAIR (8.0 + 6.0 + 0.785 * 53.0)
+/* Work per pair, counted from the compiled loops (mpicc.mpich -O2, x86-64; glibc's log and fmax
+ * stepped in gdb: 51 and 5 instructions), two phases:
+ * - the generator (vranlc, npb.c): 9 instructions per number (multiply, mask, convert, scale,
+ *   store, a register clear, address, loop control), 18 per pair; each number waits for the
+ *   previous one's multiply: 2 chain multiplies per pair (an integer multiply and mask, counted at
+ *   the floating-point multiply's latency: no separate integer latency is described). One chain
+ *   through the whole batch.
+ * - the pairs: the circle test, 12 instructions, and the loop step, 3: 15 for every pair; for the
+ *   pi/4 of pairs accepted, 30 more in the loop (spills around the calls, multiply, divide, sqrt and
+ *   its negative test, the products, absolute values, conversion, q[l] += 1, the sums) and the
+ *   calls: log 51 + its PLT jump, fmax 5 + its PLT jump: 88 more. The predictor guesses "inside"
+ *   and misses on the 1 - pi/4 of pairs outside, found only after the branch's operand path: the
+ *   two loads, 2x - 1 (two adds in the compiled loop), the square, the sum and the compare: 5
+ *   operations (priced at the add latency). An accepted pair's dependency path runs through
+ *   every step: x (2), r2 (2), the log's polynomial (7), the multiply, the product g, max and
+ *   conversion (2), the q[l] update: 14 adds or multiplies and 2 divide/sqrt; of the 14,
+ *   multiplies: 2x, x * x, -2 * log, the product g and half the polynomial's 7 steps (Horner pairs
+ *   a multiply with an add), 7.5; adds: 6.5. The next pair's path does not wait for it (only the
+ *   sums and q[l] carry over, one add each): NK independent paths, which an out-of-order core
+ *   overlaps as far as its window holds them. */
+#define GEN_OPS_PER_PAIR 18.0
+#define GEN_CHAIN_MUL_PER_PAIR 2.0
+#define OPS_PER_PAIR (15.0 + M_PI / 4 * 88.0)
+#define CHAIN_PER_PAIR (M_PI / 4 * 6.5)
+#define CHAIN_MUL_PER_PAIR (M_PI / 4 * 7.5)
+#define CHAIN_DIVIDE_PER_PAIR (M_PI / 4 * 2.0)
+#define MISPREDICTS_PER_PAIR (1.0 - M_PI / 4)
+#define BRANCH_CHAIN 5.0
 
 int main(int argc, char **argv)
 {
@@ -59,6 +83,12 @@ int main(int argc, char **argv)
         randlc(&t2, t2);
       }
       vranlc(2 * NK, &t1, A_MULT, x);
+    }
+    /* the batch buffer (1 MiB) written */
+    ICSIM_PHASE_END_WORK(.ops = GEN_OPS_PER_PAIR * NK, .bytes = 2.0 * NK * sizeof(double),
+                         .working_set = 2.0 * NK * sizeof(double), .chain_mul = GEN_CHAIN_MUL_PER_PAIR * NK);
+    ICSIM_PHASE_BEGIN();
+    if (!run.skeleton) {
       for (int i = 0; i < NK; i++) {
         double x1 = 2.0 * x[2 * i] - 1.0, x2 = 2.0 * x[2 * i + 1] - 1.0;
         double r2 = x1 * x1 + x2 * x2;
@@ -72,8 +102,11 @@ int main(int argc, char **argv)
         }
       }
     }
-    /* the batch buffer (1 MiB) is written and read once */
-    ICSIM_PHASE_END(OPS_PER_PAIR * NK, 2.0 * 2 * NK * sizeof(double));
+    /* the batch buffer read once; one path per pair */
+    ICSIM_PHASE_END_WORK(.ops = OPS_PER_PAIR * NK, .bytes = 2.0 * NK * sizeof(double),
+                         .working_set = 2.0 * NK * sizeof(double), .chain = CHAIN_PER_PAIR * NK,
+                         .chain_mul = CHAIN_MUL_PER_PAIR * NK, .chain_divide = CHAIN_DIVIDE_PER_PAIR * NK,
+                         .mispredicts = MISPREDICTS_PER_PAIR * NK, .branch_chain = BRANCH_CHAIN, .paths = NK);
   }
   double local[NQ + 2], global[NQ + 2];
   memcpy(local, q, sizeof q);

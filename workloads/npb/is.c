@@ -98,8 +98,16 @@ static void rank_keys(struct npb_run *run, int iteration)
       key_buff1[bucket_ptr[key >> shift]++] = key;
     }
   }
-  /* counting pass (read keys, update a bucket count) and scatter pass (read, write) */
-  ICSIM_PHASE_END(8.0 * keys_per_proc, 16.0 * keys_per_proc);
+  /* Operations per key, counted from the compiled loops (gcc -O2, x86-64; a memory operand as its
+   * own load or store, loop control as 2): counting pass 8 (load the key, shift, widen the int
+   * index to 64 bits, load, add and store its bucket's count), scatter pass 11 (load the key, copy
+   * it, shift, widen, form the pointer's address, load the pointer, add, store it, store the key).
+   * The C-level count (15) missed the widenings, the copy and the address. Streamed: the keys
+   * read twice and written once (12 B). The count updates are random accesses into the 8-byte
+   * bucket counters; the scattered stores go to nbuckets sequential streams (streamed). Working
+   * set: the keys and their copy. */
+  ICSIM_PHASE_END_WORK(.ops = 19.0 * keys_per_proc + 4.0 * nbuckets, .bytes = 12.0 * keys_per_proc,
+                       .accesses = keys_per_proc, .working_set = 8.0 * keys_per_proc, .access_set = 8.0 * nbuckets);
 
   MPI_Allreduce(bucket_size, bucket_total, nbuckets + TEST_ARRAY_SIZE, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 
@@ -158,8 +166,13 @@ static void rank_keys(struct npb_run *run, int iteration)
     for (long i = 1; i < range; i++)
       key_buff1[i] += key_buff1[i - 1];
   }
-  /* count (random increments into the range's counters) and prefix sum */
-  ICSIM_PHASE_END(6.0 * received + 3.0 * range, 8.0 * received + 8.0 * range);
+  /* Count: per received key 7 operations (load it, subtract, load, add and store its counter,
+   * loop control 2), a random access into the range's counters; prefix sum: per counter 5 (load,
+   * add, store, loop control 2), each add waiting for the previous one (an integer chain of one
+   * clock: not a floating-point chain). Streamed: received keys read (4 B), counters cleared,
+   * read and written (12 B). */
+  ICSIM_PHASE_END_WORK(.ops = 7.0 * received + 5.0 * range, .bytes = 4.0 * received + 12.0 * range,
+                       .accesses = received, .working_set = 4.0 * received + 4.0 * range, .access_set = 4.0 * range);
 
   if (run->skeleton)
     return;

@@ -31,6 +31,12 @@ static double *buf1, *buf2, *buf3, *buf4;
 
 #define AT(a, lv, i3, i2, i1) ((a)[((size_t)(i3) * (L[lv].n + 2) + (size_t)(i2)) * (L[lv].n + 2) + (size_t)(i1)])
 
+static double interior(int k) { return (double)L[k].m3 * L[k].n * L[k].n; }
+
+/* Bytes of level K's arrays on this process (u and r, and v on the finest level): what a sweep
+ * over the level cycles through, so which cache (or memory) holds it. */
+static double level_bytes(int k) { return (2.0 + (k == lt)) * (L[k].m3 + 2) * (double)L[k].plane * 8.0; }
+
 /* Periodic boundary: axes 1 and 2 inside each plane, axis 3 between neighbours (or inside the
  * process when the level is whole). */
 static void comm3(double *a, int k)
@@ -48,7 +54,8 @@ static void comm3(double *a, int k)
         AT(a, k, i3, n + 1, i1) = AT(a, k, i3, 1, i1);
       }
     }
-  ICSIM_PHASE_END(0, 32.0 * m3 * w);
+  /* per element pair: 2 loads, 2 stores, loop control 2 */
+  ICSIM_PHASE_END_WORK(.ops = 6.0 * m3 * (n + w), .bytes = 32.0 * m3 * w, .working_set = level_bytes(k));
   size_t pl = L[k].plane;
   if (L[k].p3 == 1) {
     if (!run.skeleton) {
@@ -63,8 +70,6 @@ static void comm3(double *a, int k)
   MPI_Sendrecv(&a[pl], (int)pl, MPI_DOUBLE, down, 40 + k, &a[(size_t)(m3 + 1) * pl], (int)pl, MPI_DOUBLE, up, 40 + k,
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
-
-static double interior(int k) { return (double)L[k].m3 * L[k].n * L[k].n; }
 
 /* r = v - A u */
 static void resid(double *u, const double *vv, double *r, int k)
@@ -85,7 +90,10 @@ static void resid(double *u, const double *vv, double *r, int k)
           AT(r, k, i3, i2, i1) = AT(vv, k, i3, i2, i1) - acoef[0] * AT(u, k, i3, i2, i1) -
                                  acoef[2] * (u2[i1] + u1[i1 - 1] + u1[i1 + 1]) - acoef[3] * (u2[i1 - 1] + u2[i1 + 1]);
       }
-  ICSIM_PHASE_END(21.0 * interior(k), 24.0 * interior(k));
+  /* Per point, loop control counted as 2: the first loop 18 (8 loads, 6 adds, 2 stores), the
+   * second 19 (7 loads, 9 flops, 1 store); u, v read and r written once (24 B). The sums are
+   * independent from point to point: no chain. */
+  ICSIM_PHASE_END_WORK(.ops = 37.0 * interior(k), .bytes = 24.0 * interior(k), .working_set = level_bytes(k));
   comm3(r, k);
 }
 
@@ -109,7 +117,9 @@ static void psinv(const double *r, double *u, int k)
                                   ccoef[1] * (AT(r, k, i3, i2, i1 - 1) + AT(r, k, i3, i2, i1 + 1) + r1[i1]) +
                                   ccoef[2] * (r2[i1] + r1[i1 - 1] + r1[i1 + 1]);
       }
-  ICSIM_PHASE_END(20.0 * interior(k), 24.0 * interior(k));
+  /* per point: first loop 18 as in resid, second 21 (8 loads, 10 flops, 1 store); r read, u read
+   * and written (24 B) */
+  ICSIM_PHASE_END_WORK(.ops = 39.0 * interior(k), .bytes = 24.0 * interior(k), .working_set = level_bytes(k));
   comm3(u, k);
 }
 
@@ -150,7 +160,9 @@ static void rprj3(int k)
       }
     }
   double coarse = (double)jcount * nc * nc;
-  ICSIM_PHASE_END(30.0 * coarse, 72.0 * coarse);
+  /* per coarse point: first loop 19 (index, 8 loads, 6 adds, 2 stores), second 37 (index, 15
+   * loads, 18 flops, 1 store), loop control included; 8 fine points read, 1 coarse written */
+  ICSIM_PHASE_END_WORK(.ops = 56.0 * coarse, .bytes = 72.0 * coarse, .working_set = level_bytes(k) + level_bytes(j));
   if (gather) {
     size_t pl = L[j].plane, part = (size_t)jcount * pl;
     MPI_Allgather(&s[(size_t)(jfirst + 1) * pl], (int)part, MPI_DOUBLE, buf3, (int)part, MPI_DOUBLE,
@@ -199,7 +211,10 @@ static void interp(int k)
       }
     }
   double coarse = (double)(mm3 + 1) * (nc + 1) * (nc + 1);
-  ICSIM_PHASE_END(24.0 * coarse, 136.0 * coarse);
+  /* per coarse point: the z1/z2/z3 loop 15 (6 loads, 4 adds, 3 stores), the four update loops 13,
+   * 14, 14, 14 (two read-modify-writes of u each), loop control included; 8 fine points read and
+   * written, the coarse point read */
+  ICSIM_PHASE_END_WORK(.ops = 70.0 * coarse, .bytes = 136.0 * coarse, .working_set = level_bytes(k) + level_bytes(j));
 }
 
 static void zero3(double *a, int k)
@@ -208,7 +223,7 @@ static void zero3(double *a, int k)
   ICSIM_PHASE_BEGIN();
   if (!run.skeleton)
     memset(a, 0, cells * sizeof *a);
-  ICSIM_PHASE_END(0, 8.0 * cells);
+  ICSIM_PHASE_END_WORK(.bytes = 8.0 * cells, .working_set = 8.0 * cells);
 }
 
 static void mg3p(void)
@@ -243,7 +258,10 @@ static void norm2u3(const double *r, double *rnm2, double *rnmu)
           if (fabs(x) > mx)
             mx = fabs(x);
         }
-  ICSIM_PHASE_END(3.0 * interior(k), 8.0 * interior(k));
+  /* per point: load, multiply, add, absolute value, compare-and-branch, loop control 2; the sum is
+   * a chain of adds */
+  ICSIM_PHASE_END_WORK(.ops = 7.0 * interior(k), .bytes = 8.0 * interior(k), .working_set = level_bytes(k),
+                       .chain = interior(k));
   double gs, gm;
   MPI_Allreduce(&s, &gs, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&mx, &gm, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -1,0 +1,209 @@
+/* icsim calibrate-host --memory: this machine's memory hierarchy, measured, for a host platform
+ * (platforms/host-*.yaml) whose compute model is checked against native runs (validate/host).
+ *
+ * Two measures, each at working sets from inside the first-level cache to far beyond the last:
+ *   - copy bandwidth, STREAM's "copy" kernel (b[i] = a[i] on doubles; counted as STREAM counts
+ *     it: 16 bytes per element, read + write, the write-allocate read not counted), on one core
+ *     and on every core at once (threads, each its own arrays): one core's rate and the socket's;
+ *   - load-to-use latency, a chase through a random cyclic permutation of cache-line-sized
+ *     cells (each load's address is the previous load's value: no overlap, no prefetch);
+ *   - random updates, counters[random index]++ as in a histogram (independent accesses: the core
+ *     overlaps their misses); latency / time per update is the core's memory parallelism.
+ * Best of several repetitions (other work on a shared machine only slows a run down). The
+ * results are printed as platform lines with origin `measured`, the date and the command. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define LINE 64
+#define REPEATS 3
+#define MAX_THREADS 64
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- copy bandwidth ---- */
+
+struct copier {
+  size_t n;  /* doubles per array */
+  double *a, *b;
+  long passes;
+  pthread_barrier_t *start;
+  double seconds;
+};
+
+static void *copy_run(void *arg)
+{
+  struct copier *c = arg;
+  pthread_barrier_wait(c->start);
+  double t0 = now();
+  for (long p = 0; p < c->passes; p++) {
+    memcpy(c->b, c->a, c->n * sizeof(double)); /* the library's copy: what a compiled loop reaches */
+    __asm__ volatile("" ::"r"(c->b) : "memory");
+  }
+  c->seconds = now() - t0;
+  return NULL;
+}
+
+/* Aggregate copy bandwidth (B/s) of THREADS threads, each copying its own BYTES-sized array. */
+static double copy_bandwidth(size_t bytes, int threads)
+{
+  struct copier c[MAX_THREADS];
+  pthread_t tid[MAX_THREADS];
+  pthread_barrier_t start;
+  size_t n = bytes / sizeof(double);
+  /* about 0.1 s of copying per repetition, at least one pass */
+  long passes = (long)(2e9 / (double)bytes);
+  if (passes < 1)
+    passes = 1;
+  double best = 0;
+  for (int t = 0; t < threads; t++) {
+    c[t].n = n;
+    c[t].a = aligned_alloc(LINE, n * sizeof(double));
+    c[t].b = aligned_alloc(LINE, n * sizeof(double));
+    if (!c[t].a || !c[t].b) {
+      fprintf(stderr, "icsim calibrate-host: cannot allocate 2 x %zu bytes\n", bytes);
+      exit(1);
+    }
+    for (size_t i = 0; i < n; i++)
+      c[t].a[i] = (double)i, c[t].b[i] = 0;
+    c[t].passes = passes;
+  }
+  for (int r = 0; r < REPEATS; r++) {
+    pthread_barrier_init(&start, NULL, (unsigned)threads);
+    for (int t = 0; t < threads; t++) {
+      c[t].start = &start;
+      pthread_create(&tid[t], NULL, copy_run, &c[t]);
+    }
+    double slowest = 0;
+    for (int t = 0; t < threads; t++) {
+      pthread_join(tid[t], NULL);
+      slowest = c[t].seconds > slowest ? c[t].seconds : slowest;
+    }
+    pthread_barrier_destroy(&start);
+    double bw = 16.0 * (double)n * (double)passes * threads / slowest;
+    best = bw > best ? bw : best;
+  }
+  for (int t = 0; t < threads; t++)
+    free(c[t].a), free(c[t].b);
+  return best;
+}
+
+/* ---- latency ---- */
+
+/* Seconds per dependent load through BYTES of memory, one load per cache line, in random order. */
+static double chase_latency(size_t bytes)
+{
+  size_t cells = bytes / LINE;
+  char *mem = aligned_alloc(LINE, cells * LINE);
+  size_t *order = malloc(cells * sizeof *order);
+  if (!mem || !order) {
+    fprintf(stderr, "icsim calibrate-host: cannot allocate %zu bytes\n", bytes);
+    exit(1);
+  }
+  for (size_t i = 0; i < cells; i++)
+    order[i] = i;
+  uint64_t s = 88172645463325252ULL; /* xorshift: a fixed permutation, the same every run */
+  for (size_t i = cells - 1; i > 0; i--) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    size_t j = (size_t)(s % (i + 1)), t = order[i];
+    order[i] = order[j], order[j] = t;
+  }
+  for (size_t i = 0; i < cells; i++)
+    *(char **)(mem + order[i] * LINE) = mem + order[(i + 1) % cells] * LINE;
+  free(order);
+  long loads = 2000000;
+  double best = 1;
+  for (int r = 0; r < REPEATS; r++) {
+    char *p = mem;
+    for (size_t i = 0; i < cells; i++) /* warm: the working set in whatever level holds it */
+      p = *(char **)p;
+    double t0 = now();
+    for (long i = 0; i < loads; i++)
+      p = *(char **)p;
+    double t = (now() - t0) / (double)loads;
+    __asm__ volatile("" ::"r"(p));
+    best = t < best ? t : best;
+  }
+  free(mem);
+  return best;
+}
+
+/* Seconds per independent random increment of one of BYTES / 4 counters. */
+static double random_update(size_t bytes)
+{
+  size_t n = bytes / sizeof(uint32_t);
+  uint32_t *count = aligned_alloc(LINE, n * sizeof *count);
+  if (!count) {
+    fprintf(stderr, "icsim calibrate-host: cannot allocate %zu bytes\n", bytes);
+    exit(1);
+  }
+  memset(count, 0, n * sizeof *count);
+  long updates = 4000000;
+  double best = 1;
+  for (int r = 0; r < REPEATS; r++) {
+    uint64_t s = 88172645463325252ULL + (uint64_t)r;
+    double t0 = now();
+    for (long i = 0; i < updates; i++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      count[s % n]++;
+    }
+    double t = (now() - t0) / (double)updates;
+    best = t < best ? t : best;
+  }
+  __asm__ volatile("" ::"r"(count) : "memory");
+  free(count);
+  return best;
+}
+
+int calibrate_memory(FILE *out)
+{
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int threads = ncpu < 1 ? 1 : ncpu > MAX_THREADS ? MAX_THREADS : (int)ncpu;
+  time_t t = time(NULL);
+  char when[32];
+  strftime(when, sizeof when, "%Y-%m-%d", gmtime(&t));
+  double loadavg[1] = {0};
+  getloadavg(loadavg, 1);
+  fprintf(out, "# icsim calibrate-host --memory, %s, %ld cores online, load average %.2f at start\n", when, ncpu,
+          loadavg[0]);
+  fprintf(out, "# working set  copy 1 core   copy %d cores   latency (one dependent load per line)   random update\n",
+          threads);
+  static const size_t sizes[] = {16u << 10, 32u << 10, 256u << 10, 512u << 10, 4u << 20, 8u << 20, 16u << 20,
+                                 64u << 20, 256u << 20};
+  double bw1[9], bwn[9], lat[9], upd[9];
+  for (int i = 0; i < 9; i++) {
+    /* copy: two arrays of half the working set each */
+    bw1[i] = copy_bandwidth(sizes[i] / 2, 1);
+    bwn[i] = copy_bandwidth(sizes[i] / 2, threads);
+    lat[i] = chase_latency(sizes[i]);
+    upd[i] = random_update(sizes[i]);
+    fprintf(out, "# %8zu KiB  %8.1f GB/s  %8.1f GB/s  %8.1f ns  %8.2f ns\n", sizes[i] >> 10, bw1[i] / 1e9,
+            bwn[i] / 1e9, lat[i] * 1e9, upd[i] * 1e9);
+    fflush(out);
+  }
+  const char *ref = "icsim calibrate-host --memory";
+  fprintf(out, "memory-bandwidth: {value: %.1fGBps, origin: measured, ref: \"%s, %s: %d cores copying 2 x 128 MiB "
+               "each (STREAM copy)\"}\n",
+          bwn[8] / 1e9, when, ref, threads);
+  fprintf(out, "core-memory-bandwidth: {value: %.1fGBps, origin: measured, ref: \"%s, %s: one core copying 2 x 128 "
+               "MiB (STREAM copy)\"}\n",
+          bw1[8] / 1e9, when, ref);
+  fprintf(out, "memory-latency: {value: %.0fns, origin: measured, ref: \"%s, %s: dependent loads through 256 MiB\"}\n",
+          lat[8] * 1e9, when, ref);
+  fprintf(out, "memory-parallelism: {value: %.1f, origin: measured, ref: \"%s, %s: latency %.0f ns / %.2f ns per "
+               "independent random update through 256 MiB\"}\n",
+          lat[8] / upd[8], when, ref, lat[8] * 1e9, upd[8] * 1e9);
+  return 0;
+}
