@@ -249,7 +249,7 @@ Test(e2e, adapter_three_connections_closed_form)
 }
 
 /* Inside a node a message above the shared-memory eager threshold is the receiver's core copying
- * it (CMA): the transfer flows no faster than generic/shm-copy-bandwidth, however fast the memory
+ * it (CMA): the transfer flows no faster than generic/single-copy-bandwidth, however fast the memory
  * channels are. Halving that rate from 1 to 0.5 GB/s must lengthen osu_latency's one-way 1 MB time
  * by exactly 1048576 B x (1/0.5 - 1/1) ns/B = 1048.6 us: everything else (handshake through the
  * ring, latency) is the same in both runs. */
@@ -260,7 +260,7 @@ Test(e2e, single_copy_inside_a_node_runs_at_one_core)
   for (int k = 0; k < 2; k++) {
     char cmd[1024], *out;
     snprintf(cmd, sizeof cmd,
-             ICSIM " run -p %s -n 2 --place 1x2 --host-timing off --set generic/shm-copy-bandwidth=%s "
+             ICSIM " run -p %s -n 2 --place 1x2 --host-timing off --set generic/single-copy-bandwidth=%s "
                    "%s/osu_latency -m 1048576:1048576",
              ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml", rates[k], ICSIM_BUILD "/workloads");
     cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);

@@ -47,6 +47,10 @@ static const struct icsim_param_desc generic_params_table[] = {
     {"generic/registration-cache-entries", ICSIM_P_INT, 0, 0, 1 << 24, "0", "assumed",
      "registrations each rank keeps for reuse (least recently used evicted); 0 = no cache, every rendezvous "
      "registers", NULL, F(reg_cache_entries)},
+    {"generic/single-copy-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
+     "inside a node, the receiver's one copy of a message above generic/shm-eager-threshold (CMA) is one core's "
+     "work: no such transfer flows faster, whatever the memory channels allow; 0 = no bound of its own",
+     NULL, F(single_copy_bw_Bps)},
     {"generic/pause-frames", ICSIM_P_BOOL, 0, 0, 0, "false", "assumed",
      "the switch's ports pause their senders (IEEE 802.3x PAUSE) rather than drop frames: nothing is lost, and "
      "an output port fed by k sources that also send elsewhere delivers sat(k) of its link (head-of-line "
@@ -57,9 +61,8 @@ static const struct icsim_param_desc generic_params_table[] = {
      "inside a node: largest message copied twice through the shared ring; larger ones take an RTS/CTS and one "
      "copy by the receiver", NULL, F(shm_eager_B)},
     {"generic/shm-copy-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
-     "one core copying a message: into or out of the shared ring (eager), or the receiver's single copy from the "
-     "sender's buffer (larger messages: such a transfer flows no faster, whatever the memory channels allow); "
-     "0 = the platform's plain channel (nodes/shm-instructions per message, no protocol, no limit)", NULL, F(shm_copy_bw_Bps)},
+     "one core copying a message into or out of the shared ring; 0 = the platform's plain channel "
+     "(nodes/shm-instructions per message, no protocol)", NULL, F(shm_copy_bw_Bps)},
 };
 
 double generic_wire_bytes(const struct generic_params *p, double payload, double *frames)
@@ -122,14 +125,15 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
 }
 
 /* Inside a node, a message above the shared-memory eager threshold is copied once by the
- * receiver's core (CMA's process_vm_readv): that transfer flows no faster than one core copies,
+ * receiver's core (CMA's process_vm_readv): that transfer flows no faster than one core copies
+ * (generic/single-copy-bandwidth),
  * however fast the node's memory channels could go. Memory links carry only transfers inside a
  * node (between nodes the adapter's DMA crosses no modelled memory link). */
 double generic_flow_limit(const struct generic_state *s, const struct icsim_link *link)
 {
-  if (s->p.shm_copy_bw_Bps <= 0 || (link && link->kind != ICSIM_LINK_MEMORY))
+  if (s->p.single_copy_bw_Bps <= 0 || (link && link->kind != ICSIM_LINK_MEMORY))
     return -1;
-  return s->p.shm_copy_bw_Bps;
+  return s->p.single_copy_bw_Bps;
 }
 
 static double generic_flow_limit_cb(void *state, const struct icsim_link *link) { return generic_flow_limit(state, link); }

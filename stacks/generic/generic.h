@@ -48,6 +48,7 @@ struct generic_params {
   double reg_base_s, reg_page_s, reg_page_B;
   int reg_cache_entries;   /* 0 = no cache: every rendezvous registers */
   double shm_eager_B, shm_copy_bw_Bps; /* 0 bandwidth = the platform's default channel */
+  double single_copy_bw_Bps;           /* one core's copy rate bounding a CMA transfer; 0 = none */
   bool pause_frames;       /* switch ports pause their senders (802.3x): head-of-line blocking */
 };
 

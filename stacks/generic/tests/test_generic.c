@@ -204,7 +204,9 @@ Test(generic, flow_limit_on_memory_links_only)
   struct icsim_link mem = {.kind = ICSIM_LINK_MEMORY}, net = {.kind = ICSIM_LINK_NETWORK};
   cr_assert_leq(generic_flow_limit(&s, NULL), 0);
   cr_assert_leq(generic_flow_limit(&s, &mem), 0);
-  s.p.shm_copy_bw_Bps = 9.28e9;
+  s.p.shm_copy_bw_Bps = 4e9; /* the ring's copies: not a bound on the transfer */
+  cr_assert_leq(generic_flow_limit(&s, &mem), 0);
+  s.p.single_copy_bw_Bps = 9.28e9;
   cr_assert_float_eq(generic_flow_limit(&s, NULL), 9.28e9, 1);
   cr_assert_float_eq(generic_flow_limit(&s, &mem), 9.28e9, 1);
   cr_assert_leq(generic_flow_limit(&s, &net), 0);
