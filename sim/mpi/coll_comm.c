@@ -140,12 +140,15 @@ int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount
                       ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE);
 }
 
-/* A synchronous send: every algorithm waits for all of its sends before it returns, so whether SMPI
- * detaches them (copies a small message and completes the send at once) cannot change when the
- * collective ends, but a detached send lives in one global list of SimGrid 3.32 (maestro's
- * activities) that every completion walks: an all-to-all(v) of n ranks keeps n x throttle of them
- * in flight, and the walks grew with the square of the ranks (IS class B on 256 ranks: 83 s -> 23 s,
- * simulated times unchanged; test_coll_mpich compares every algorithm with SimGrid's). */
+/* A synchronous send. A detached send (what SMPI makes of a small one) lives in one global list of
+ * SimGrid 3.32 (maestro's activities) that every completion walks: an all-to-all(v) of n ranks keeps
+ * n x throttle of them in flight, and the walks grew with the square of the ranks (IS class B on
+ * 256 ranks: 83 s -> 23 s). Every algorithm waits for all of its sends before it returns, so with
+ * ranks that arrive together nothing moves (test_coll_mpich compares every algorithm with SimGrid's;
+ * the validation cases print the same figures). What does differ: a send now completes when its
+ * receiver has the data, where MPICH's eager send completes at once, so a rank that sends to a late
+ * rank waits for it in the batch that sends to it rather than in the one that receives from it;
+ * the collective still cannot end before that late rank's block has arrived. */
 int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst,
                      MPI_Request *req)
 {
