@@ -370,3 +370,22 @@ Test(e2e, calibrate_host_stores_this_machines_rate)
   fclose(f);
   cr_assert(h > 0.5e9 && h < 10e9, "%g operations per second", h);
 }
+
+/* `--clock` prints the rate and stores nothing; `--clock-trace` samples until SIGTERM and then
+ * prints its mean and sample count (host-npb-compute stops it that way after each native run). */
+Test(e2e, calibrate_host_clock_and_trace_print_and_stop_on_signal)
+{
+  char *out;
+  cr_assert_eq(run(ICSIM " calibrate-host --clock", &out, 1), 0, "%s", out);
+  double hz = atof(out);
+  cr_assert(hz > 0.5e9 && hz < 10e9, "%s", out);
+  free(out);
+  cr_assert_eq(run("sh -c '" ICSIM " calibrate-host --clock-trace & p=$!; sleep 0.5; kill -TERM $p; wait $p'", &out, 1), 0,
+               "%s", out);
+  double mean = 0;
+  long n = 0;
+  int got = sscanf(out, "%lf %ld", &mean, &n);
+  cr_assert_eq(got, 2, "%s", out);
+  cr_assert(mean > 0.3e9 && mean < 10e9 && n >= 10, "%s", out);
+  free(out);
+}
