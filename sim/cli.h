@@ -31,6 +31,7 @@ struct run_request {
   int nsets;
   const char *stats;     /* JSON path or NULL */
   bool host_timing;      /* SMPI benchmarking of the program's own computation */
+  double progress_s;     /* print progress to stderr every so many wall seconds; 0 = never */
   char **program;        /* argv of the program, NULL-terminated */
 };
 

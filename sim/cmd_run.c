@@ -156,6 +156,8 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   push(&env, &ne, "%s=%d", ICSIM_ENV_NRANKS, rq->nranks);
   push(&env, &ne, "%s=%s", ICSIM_ENV_PLACE, rq->place);
   push(&env, &ne, "%s=%s", ICSIM_ENV_HOST_TIMING, rq->host_timing ? "on" : "off");
+  if (rq->progress_s > 0)
+    push(&env, &ne, "%s=%g", ICSIM_ENV_PROGRESS, rq->progress_s);
   if (rq->stats) {
     char abs[PATH_MAX];
     const char *slash = strrchr(rq->stats, '/');
@@ -624,6 +626,8 @@ static void usage(FILE *f)
           "      --host-timing on|off  charge the program's own computation by timing it on this\n"
           "                         machine (SMPI benchmarking; default on). off: only modelled costs,\n"
           "                         results identical run to run\n"
+          "      --progress SECONDS print a progress line to stderr every SECONDS of wall time\n"
+          "                         (transfers simulated, simulated time, rate): long runs\n"
           "      --dry-run          print the smpirun command instead of running it\n"
           "Exit status is the program's.\n");
 }
@@ -636,6 +640,7 @@ int cmd_run(int argc, char **argv)
                                        {"place", required_argument, 0, 'P'},    {"set", required_argument, 0, 's'},
                                        {"stats", required_argument, 0, 'S'},    {"dry-run", no_argument, 0, 'd'},
                                        {"host-timing", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
+                                       {"progress", required_argument, 0, 'G'},
                                        {0, 0, 0, 0}};
   int c;
   optind = 1;
@@ -666,6 +671,16 @@ int cmd_run(int argc, char **argv)
       }
       rq.host_timing = strcmp(optarg, "on") == 0;
       break;
+    case 'G': {
+      char *end;
+      double v = strtod(optarg, &end);
+      if (*end || !(v > 0) || v > 1e6) {
+        fprintf(stderr, "icsim run: --progress %s: give the seconds between progress lines (e.g. 10)\n", optarg);
+        return 2;
+      }
+      rq.progress_s = v;
+      break;
+    }
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }

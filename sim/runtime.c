@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -59,6 +60,27 @@ struct icsim_runtime *icsim_runtime_create(const char *platform, const char *set
   return rt;
 }
 
+static double wall_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* --progress: a line to stderr every progress_s wall seconds, looked at every 4096 transfers
+ * (cheap beside one transfer's simulation, frequent enough at a few thousand per second). */
+static void maybe_progress(struct icsim_runtime *rt, double now_s)
+{
+  if (rt->progress_s <= 0 || ((uint64_t)rt->transfers_started & 4095) != 0)
+    return;
+  double w = wall_now();
+  if (w - rt->progress_last < rt->progress_s)
+    return;
+  rt->progress_last = w;
+  fprintf(stderr, "icsim: progress: %.0f transfers, simulated %.6g s, %.0f s wall (%.0f transfers per wall second)\n",
+          rt->transfers_started, now_s, w - rt->progress_t0, rt->transfers_started / (w - rt->progress_t0));
+}
+
 int icsim_runtime_init_from_env(char *err, size_t errlen)
 {
   const char *platform = getenv(ICSIM_ENV_PLATFORM);
@@ -79,6 +101,9 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   rt->nranks = atoi(nranks);
   const char *ht = getenv(ICSIM_ENV_HOST_TIMING);
   rt->host_timing = !ht || strcmp(ht, "off") != 0;
+  const char *pg = getenv(ICSIM_ENV_PROGRESS);
+  rt->progress_s = pg ? atof(pg) : 0;
+  rt->progress_t0 = rt->progress_last = wall_now();
   rt->rank_host = malloc((size_t)rt->nranks * sizeof *rt->rank_host);
   if (icsim_place(&rt->pf, rt->nranks, place, rt->rank_host, err, errlen)) {
     icsim_runtime_destroy(rt);
@@ -336,6 +361,7 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   q->announced_s = t ? t->announced_s : q->now_s;
   rt->transfers_started++;
   rt->intra_node_transfers += q->src_node == q->dst_node;
+  maybe_progress(rt, q->now_s);
   c->latency_s = q->route_latency_s;
   c->bandwidth_Bps = q->route_bandwidth_Bps;
   int intra = q->src_node == q->dst_node;

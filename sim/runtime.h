@@ -15,6 +15,7 @@ struct icsim_runtime {
   void *state[ICSIM_MAX_LAYERS]; /* one per pf.layer[] */
   int nranks;
   int host_timing; /* SMPI benchmarks user code: stack CPU charges must pause its timer */
+  double progress_s, progress_t0, progress_last; /* --progress: period and wall clock (monotonic) */
   int *rank_host; /* host (socket) of each world rank, from the placement */
   int has_call_cpu; /* some layer costs every MPI call */
   struct icsim_transfer_table *transfers;
@@ -48,6 +49,7 @@ enum icsim_rank_end {
 #define ICSIM_ENV_NRANKS "ICSIM_NRANKS"
 #define ICSIM_ENV_PLACE "ICSIM_PLACE"
 #define ICSIM_ENV_HOST_TIMING "ICSIM_HOST_TIMING" /* "on" when SMPI times the program's own code */
+#define ICSIM_ENV_PROGRESS "ICSIM_PROGRESS"       /* wall seconds between progress lines on stderr */
 /* A file where the simulation says how it ended ("exit N": the process ends with status N on
  * purpose; "end": the simulation ran to its end), so that `icsim run` can tell them from a crash. */
 #define ICSIM_ENV_STATUS "ICSIM_STATUS"
