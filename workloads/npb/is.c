@@ -125,7 +125,7 @@ static void rank_keys(struct npb_run *run, int iteration)
      * whole buckets, at most one process per bucket: processes 0 .. nbuckets-1 get one each and
      * the rest receive nothing, so the shares go to those. (Equal shares are the skeleton's
      * approximation: a full run's shares vary with its buckets, by about +-50% at 256 processes
-     * of class B, and unequal sizes cost SimGrid far more: bench/README.md.) */
+     * of class B, and unequal sizes cost SimGrid far more: README.md, simulation speed.) */
     int owners = run->nprocs < nbuckets ? run->nprocs : (int)nbuckets;
     for (int p = 0; p < run->nprocs; p++) {
       send_count[p] = p < owners ? (int)(keys_per_proc / owners) : 0;
