@@ -97,3 +97,17 @@ Test(engine, every_message_is_joined_to_its_transfer)
       free(out);
     }
 }
+
+/* 5,000 receives in flight on one rank, taken in a scrambled order and then by one Waitall: the
+ * engine's request table grows and rehashes with receives outstanding (tests/progs/many_requests.c
+ * checks every value, tag and source, and that each handle comes back MPI_REQUEST_NULL). */
+Test(engine, thousands_of_outstanding_receives_are_all_found)
+{
+  char *out;
+  int rc = run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 2 --host-timing off " ICSIM_BUILD
+               "/tests/progs/many_requests",
+               &out, 1);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_assert(strstr(out, "many_requests: 0 of 10000 receives wrong"), "%s", out);
+  free(out);
+}
