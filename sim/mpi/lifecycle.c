@@ -80,7 +80,10 @@ static void process_exit(int status, void *unused)
   for (int r = 0; r < rt->nranks; r++)
     others += r != me && rt->rank_end[r] == ICSIM_RANK_RUNNING;
   int finalized = me >= 0 && rt->rank_end[me] == ICSIM_RANK_FINALIZED;
-  if (status != 0 || !finalized || others > 0)
+  if (me < 0) /* not a rank: SimGrid itself (its interrupt handler, an abort) or the maestro */
+    fprintf(stderr, "icsim: the simulation was ended outside any rank with exit status %d (interrupted, or SimGrid "
+                    "stopped it)%s\n", status & 0xff, others ? "; the ranks still running were stopped" : "");
+  else if (status != 0 || !finalized || others > 0)
     fprintf(stderr,
             "icsim: rank %d ended the whole program with exit status %d (exit() or a Fortran STOP) %s%s%s\n", me,
             status & 0xff, finalized ? "after MPI_Finalize" : "before MPI_Finalize",
