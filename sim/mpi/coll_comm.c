@@ -155,9 +155,12 @@ int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI
   return MPI_Issend(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm, req);
 }
 
+/* The layer's MPI_Irecv (its call charge included) on a receive of the layer's own: the handle
+ * goes to icsim_coll_waitall only. */
 int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src, MPI_Request *req)
 {
-  return MPI_Irecv(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, req);
+  icsim_charge_call("MPI_Irecv");
+  return icsim_engine_irecv_internal(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, req);
 }
 
 int icsim_coll_waitall(int n, MPI_Request *reqs) { return n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : 0; }

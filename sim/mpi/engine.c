@@ -32,6 +32,9 @@ struct entry {
   int done;            /* taken by the engine, status kept for the application */
   int free_on_done;    /* the application freed it while active */
   int null_peer;       /* source or destination MPI_PROC_NULL: completes at once, never reaches SMPI */
+  int internal;        /* a receive of the layer's own (MPI_Recv, MPI_Sendrecv, the collectives): its
+                        * handle never reaches the application, so it is the entry's address and
+                        * no SMPI stand-in is made or freed for it */
   MPI_Request live;    /* the SMPI request in flight: the receive itself, or a persistent send's
                         * current non-blocking send */
   MPI_Status st;
@@ -112,6 +115,11 @@ static void ensure_ranks(int rank)
 static struct entry *add_entry(MPI_Request r, enum entry_kind kind, int owner)
 {
   struct entry *e = calloc(1, sizeof *e);
+  if (r == MPI_REQUEST_NULL) { /* internal: the handle is the entry itself (no live SMPI request has
+                                  * that address, and the entry leaves the table before it is freed) */
+    r = (MPI_Request)(void *)e;
+    e->internal = 1;
+  }
   e->req = r;
   e->kind = kind;
   e->owner = owner;
@@ -138,7 +146,7 @@ static void remove_entry(struct entry *e)
       nentries--;
       break;
     }
-  if (e->req != MPI_REQUEST_NULL)
+  if (e->req != MPI_REQUEST_NULL && !e->internal)
     PMPI_Request_free(&e->req); /* not recycled: a Fortran handle of it would outlive it */
   free(e);
 }
@@ -291,6 +299,32 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
   return user_persistent ? MPI_SUCCESS : icsim_engine_start(req);
 }
 
+/* A receive the layer itself posts and waits for (its handle never reaches the application): the
+ * same receive as icsim_engine_irecv's without the SMPI stand-in, which costs SimGrid a request
+ * made and freed (and entered in its Fortran handle table) per message. */
+int icsim_engine_irecv_internal(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                                MPI_Request *req)
+{
+  if (src == MPI_PROC_NULL)
+    return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0);
+  struct entry *e = add_entry(MPI_REQUEST_NULL, RECV, icsim_my_rank());
+  e->buf = buf;
+  e->count = count;
+  e->type = type;
+  e->peer = src;
+  e->tag = tag;
+  e->comm = comm;
+  *req = e->req;
+  int rc = PMPI_Irecv(buf, count, type, src, tag, comm, &e->live);
+  if (rc != MPI_SUCCESS) {
+    remove_entry(e);
+    *req = MPI_REQUEST_NULL;
+    return rc;
+  }
+  activate(e);
+  return MPI_SUCCESS;
+}
+
 void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int count, MPI_Datatype type, int dest,
                               int tag, MPI_Comm comm)
 {
@@ -367,19 +401,35 @@ static void give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
 
 static MPI_Status *status_at(MPI_Status *sts, int i) { return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i]; }
 
+/* The arrays a block hands to PMPI_Waitany: kept per wait call (not per block), grown as needed. */
+struct block_scratch {
+  MPI_Request *all;
+  struct entry **ents;
+  int cap;
+};
+
 /* Block until something happens to the rank: one of the application's PMPI-owned requests
  * OTHERS[0..n) (slots SLOTS) completes, or one of the rank's receives lands (taken here).
- * Returns the slot that completed (its request and status updated in REQS and ST), -1 when a
- * receive was taken, -2 when nothing is active at all. */
-static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st_out)
+ * SC: arrays to reuse (NULL: made for this block). Returns the slot that completed (its request and status
+ * updated in REQS and ST), -1 when a receive was taken, -2 when nothing is active at all. */
+static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st_out, struct block_scratch *sc)
 {
   int me = icsim_my_rank();
   ensure_ranks(me);
   int na = 0;
   for (struct entry *e = active_head[me]; e; e = e->anext)
     na++;
-  MPI_Request *all = malloc((size_t)(n + na + 1) * sizeof *all);
-  struct entry **ents = malloc((size_t)(na + 1) * sizeof *ents);
+  struct block_scratch local = {NULL, NULL, 0};
+  if (!sc)
+    sc = &local;
+  if (n + na + 1 > sc->cap) {
+    int cap = n + na + 1 > 2 * sc->cap ? n + na + 1 : 2 * sc->cap;
+    sc->all = realloc(sc->all, (size_t)cap * sizeof *sc->all);
+    sc->ents = realloc(sc->ents, (size_t)cap * sizeof *sc->ents);
+    sc->cap = cap;
+  }
+  MPI_Request *all = sc->all;
+  struct entry **ents = sc->ents;
   for (int i = 0; i < n; i++)
     all[i] = reqs[slots[i]];
   int k = 0;
@@ -402,9 +452,24 @@ static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st
     take(ents[index - n], &st);
     result = -1;
   }
-  free(all);
-  free(ents);
+  if (sc == &local) {
+    free(local.all);
+    free(local.ents);
+  }
   return result;
+}
+
+/* Where the request of a wait's slot stands, from the entry found for it once (NULL: not the
+ * engine's). Entries leave the table only through the wait itself while the rank waits. */
+static enum standing standing_cached(MPI_Request r, struct entry *e)
+{
+  if (r == MPI_REQUEST_NULL)
+    return GONE;
+  if (!e)
+    return PMPI_OWNED;
+  if (e->done)
+    return TAKEN;
+  return e->active ? WAITING : GONE;
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
@@ -414,6 +479,12 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
   icsim_charge_call("MPI_Waitall");
   char *finished = calloc((size_t)(n > 0 ? n : 1), 1);
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  /* each request is looked up once: a block changes only the entry it takes (or a PMPI request
+   * it completes), so the rescans between blocks read the entries, not the table */
+  struct entry **ent = malloc((size_t)(n > 0 ? n : 1) * sizeof *ent);
+  for (int i = 0; i < n; i++)
+    standing_of(reqs[i], &ent[i]);
+  struct block_scratch sc = {NULL, NULL, 0};
   /* No poll here: each block waits on every receive of the rank too, so what has landed is taken
    * by the first blocks. (SimGrid 3.32 keeps a communication completed through a test in its
    * actor's list of activities for good, which makes every later computation slower: waits only.) */
@@ -422,8 +493,8 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     for (int i = 0; i < n; i++) {
       if (finished[i])
         continue;
-      struct entry *e;
-      switch (standing_of(reqs[i], &e)) {
+      struct entry *e = ent[i];
+      switch (standing_cached(reqs[i], e)) {
       case GONE: empty_status(status_at(statuses, i)); finished[i] = 1; break;
       case TAKEN: give_back(&reqs[i], e, status_at(statuses, i)); finished[i] = 1; break;
       case WAITING: waiting++; break;
@@ -433,7 +504,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     if (nothers == 0 && waiting == 0)
       break;
     MPI_Status st;
-    int g = block_once(reqs, slots, nothers, &st);
+    int g = block_once(reqs, slots, nothers, &st, &sc);
     if (g >= 0) {
       finished[g] = 1;
       if (statuses != MPI_STATUSES_IGNORE)
@@ -448,6 +519,9 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
         break;
     }
   }
+  free(sc.all);
+  free(sc.ents);
+  free(ent);
   free(finished);
   free(slots);
   return MPI_SUCCESS;
@@ -481,7 +555,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
     if (nothers == 0 && waiting == 0)
       break;
     MPI_Status st;
-    int got = block_once(reqs, slots, nothers, &st);
+    int got = block_once(reqs, slots, nothers, &st, NULL);
     if (got >= 0) {
       if (status != MPI_STATUS_IGNORE)
         *status = st;
@@ -586,7 +660,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
         slots[nothers++] = i;
     }
     MPI_Status st;
-    int got = block_once(reqs, slots, nothers, &st);
+    int got = block_once(reqs, slots, nothers, &st, NULL);
     if (got >= 0) {
       indices[0] = got;
       if (statuses != MPI_STATUSES_IGNORE)

@@ -46,6 +46,10 @@ void icsim_check_peer(int world);
  * for the user's own completion call. */
 int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req,
                        int user_persistent);
+/* The same for a receive the layer posts and completes itself (MPI_Recv, MPI_Sendrecv, the
+ * collectives): its handle must go to the layer's own waits only, never to the application. */
+int icsim_engine_irecv_internal(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                                MPI_Request *req);
 int icsim_engine_is_ours(MPI_Request req);
 int icsim_engine_start(MPI_Request *req);
 /* Persistent sends: the layer charges and announces each Start. */

@@ -88,7 +88,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
     return PMPI_Recv(buf, count, type, src, tag, comm, status);
   icsim_charge_call("MPI_Recv");
   MPI_Request r;
-  int rc = icsim_engine_irecv(buf, count, type, src, tag, comm, &r, 0);
+  int rc = icsim_engine_irecv_internal(buf, count, type, src, tag, comm, &r);
   return rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, status);
 }
 
@@ -100,7 +100,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
   icsim_charge_call("MPI_Sendrecv");
   MPI_Request r[2];
   MPI_Status st[2];
-  int rc = icsim_engine_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0], 0);
+  int rc = icsim_engine_irecv_internal(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
   if (rc != MPI_SUCCESS)
     return rc;
   icsim_charge_send(sbuf, scount, stype, dest, stag, comm);
