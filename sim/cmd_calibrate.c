@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "cli.h"
 
 #define CHAIN 200000000L /* additions per run: about 0.1 s at 2 GHz */
@@ -64,17 +65,15 @@ static double measure_and_store(FILE *say)
   double best = best_rate(RUNS);
   char path[4096], tmp[4200];
   store_path(path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
   time_t now = time(NULL);
-  char when[64];
+  char when[64], err[4400];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-  if (!f || fprintf(f, "%.6e\n# scalar operations per second of this machine (one dependent addition per clock), "
-                       "best of %d runs of %ld, measured %s by `icsim calibrate-host`\n",
-                    best, RUNS, CHAIN, when) < 0 ||
-      fclose(f) != 0 || rename(tmp, path) != 0) {
-    fprintf(stderr, "icsim: cannot store the host calibration in %s: %s\n", path, strerror(errno));
-    unlink(tmp);
+  snprintf(tmp, sizeof tmp, "%.6e\n# scalar operations per second of this machine (one dependent addition per clock), "
+                            "best of %d runs of %ld, measured %s by `icsim calibrate-host`\n",
+           best, RUNS, CHAIN, when);
+  /* whole or not at all, an interruption leaving no temporary (outfile.c) */
+  if (icsim_output_write("calibrate-host", path, tmp, strlen(tmp), err, sizeof err) != 0) {
+    fprintf(stderr, "icsim: cannot store the host calibration: %s\n", err);
   } else if (say) {
     fprintf(say, "icsim: this machine runs %.3g scalar operations per second (%.2f GHz equivalent); stored in %s\n",
             best, best / 1e9, path);

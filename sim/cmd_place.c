@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "cli.h"
 #include "platform.h"
 #include "runtime.h"
@@ -157,8 +158,11 @@ int cmd_place(int argc, char **argv)
                              .host_timing = false,
                              .program = !strcmp(pattern, "alltoall") ? a2a : !strcmp(pattern, "mpi-alltoall") ? mpi : red};
     char tmp[] = "/tmp/icsim-place-XXXXXX";
+    sigset_t held;
+    icsim_scratch_hold(&held); /* an anonymous file: no signal between its creation and its unlinking */
     int fd = mkstemp(tmp);
     unlink(tmp);
+    icsim_scratch_release(&held);
     fprintf(stderr, "[%d/%d] %s on %s ...\n", i + 1, n, pattern, place);
     int code = launch_smpirun(&rq, fd, err, sizeof err);
     double v = code == 0 ? last_value(fd) : -1;

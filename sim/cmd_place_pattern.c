@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "cli.h"
 #include "mapping.h"
 #include "placement_file.h"
@@ -95,8 +96,11 @@ int cmd_place_pattern(const char *platform, int P, const char *pattern_file, con
     struct run_request rq = {.platform = platform, .nranks = P, .place = place, .sets = sets, .nsets = nsets,
                              .host_timing = false, .program = prog};
     char tmp[] = "/tmp/icsim-place-XXXXXX";
+    sigset_t held;
+    icsim_scratch_hold(&held); /* an anonymous file: no signal between its creation and its unlinking */
     int fd = mkstemp(tmp);
     unlink(tmp);
+    icsim_scratch_release(&held);
     fprintf(stderr, "[%d/%d] %s: modules %s ...\n", i + 1, n, cand[i].name, place);
     int code = launch_smpirun(&rq, fd, err, sizeof err);
     double v = code == 0 ? replay_time(fd) : -1;

@@ -92,12 +92,20 @@ int icsim_output_check(const char *option, const char *path, char *err, size_t e
   char real[PATH_MAX], tmp[PATH_MAX + 16];
   if (resolve(option, path, real, sizeof real, err, errlen))
     return -1;
+  /* the probe is a real file for a moment: a signal then would leave it behind */
+  sigset_t hold, old;
+  sigemptyset(&hold);
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaddset(&hold, sigs[i]);
+  sigprocmask(SIG_BLOCK, &hold, &old);
   int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
-  if (fd < 0)
-    return -1;
-  close(fd);
-  unlink(tmp);
-  return 0;
+  if (fd >= 0) {
+    close(fd);
+    unlink(tmp);
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return fd < 0 ? -1 : 0;
 }
 
 int icsim_output_write(const char *option, const char *path, const char *data, size_t len, char *err,

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "platform.h"
 
 int icsim_placement_is_file(const char *spec)
@@ -131,9 +132,9 @@ out:
 int icsim_placement_file_write(const char *path, const int *node_of, int nranks, const char *comment, char *err,
                                size_t errlen)
 {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
   if (!f) {
     snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     return -1;
@@ -146,10 +147,9 @@ int icsim_placement_file_write(const char *path, const int *node_of, int nranks,
       k += node_of[q] == node_of[r];
     fprintf(f, "%-7d /dev/smpo%-3d %d\n", r, k, node_of[r]);
   }
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  fclose(f);
+  /* whole or not at all, an interruption leaving no temporary (outfile.c) */
+  int rc = icsim_output_write("--write-best", path, text, len, err, errlen);
+  free(text);
+  return rc;
 }

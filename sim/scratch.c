@@ -88,6 +88,16 @@ static void on_signal(int sig)
   for (int i = 0; i < MAX_DIRS; i++)
     if (dirs[i][0])
       remove_tree(dirs[i]);
+  /* say so (the simulation says when, if it got the signal itself): write() is async-signal-safe */
+  static const char *const names[] = {"SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE"};
+  for (size_t i = 0; i < NSIGS; i++)
+    if (term_signals[i] == sig && sig != SIGPIPE) {
+      static const char head[] = "icsim: interrupted (", tail[] = "): stopped, temporary files removed\n";
+      ssize_t ignored = write(2, head, sizeof head - 1);
+      ignored = write(2, names[i], strlen(names[i]));
+      ignored = write(2, tail, sizeof tail - 1);
+      (void)ignored;
+    }
   signal(sig, SIG_DFL);
   sigset_t s;
   sigemptyset(&s);

@@ -14,7 +14,9 @@
  * run, the ranks that never called MPI_Finalize. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <signal.h>
 #include <simgrid/actor.h>
+#include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +67,34 @@ static void rank_ended(int failed, void *data)
   rt->rank_end[r] = finalized ? ICSIM_RANK_FINALIZED : failed ? ICSIM_RANK_KILLED : ICSIM_RANK_RETURNED;
 }
 
+/* An interrupt (SIGINT, or SIGTERM when SimGrid handles it) ends the simulation through SimGrid's
+ * handler, which calls exit(1) in whatever context is running: often a rank's, which would then be
+ * reported as that rank calling exit(). The signal is noted first, then SimGrid's handler runs. */
+static volatile sig_atomic_t interrupted_by;
+static struct sigaction simgrid_handler[2]; /* SIGINT, SIGTERM */
+
+static void on_interrupt(int sig)
+{
+  interrupted_by = sig;
+  const struct sigaction *prev = &simgrid_handler[sig == SIGTERM];
+  prev->sa_handler(sig);
+}
+
+static void note_interrupts(void)
+{
+  static const int sigs[2] = {SIGINT, SIGTERM};
+  for (int i = 0; i < 2; i++) {
+    struct sigaction cur;
+    if (sigaction(sigs[i], NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) || cur.sa_handler == SIG_DFL ||
+        cur.sa_handler == SIG_IGN)
+      continue; /* nobody handles it (the default ends the process at once) or it is ignored */
+    simgrid_handler[i] = cur;
+    struct sigaction sa = cur;
+    sa.sa_handler = on_interrupt;
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
 /* exit() called by a rank that is still running: a Fortran STOP, or C code built without mpi.h.
  * The C library is ending the process and SimGrid's own exit handlers would abort it: end it here
  * with the program's status instead. Registered with on_exit() after SimGrid's atexit() handlers,
@@ -80,7 +110,11 @@ static void process_exit(int status, void *unused)
   for (int r = 0; r < rt->nranks; r++)
     others += r != me && rt->rank_end[r] == ICSIM_RANK_RUNNING;
   int finalized = me >= 0 && rt->rank_end[me] == ICSIM_RANK_FINALIZED;
-  if (me < 0) /* not a rank: SimGrid itself (its interrupt handler, an abort) or the maestro */
+  if (interrupted_by)
+    fprintf(stderr, "icsim: interrupted (%s) at simulated time %.9g s%s\n",
+            interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", simgrid_get_clock(),
+            others || me >= 0 ? "; the ranks still running were stopped" : "");
+  else if (me < 0) /* not a rank: SimGrid itself (its interrupt handler, an abort) or the maestro */
     fprintf(stderr, "icsim: the simulation was ended outside any rank with exit status %d (interrupted, or SimGrid "
                     "stopped it)%s\n", status & 0xff, others ? "; the ranks still running were stopped" : "");
   else if (status != 0 || !finalized || others > 0)
@@ -112,8 +146,10 @@ static int check_placement(int rc)
     rt->rank_end[me] = ICSIM_RANK_RUNNING;
     sg_actor_on_exit(rank_ended, (void *)(intptr_t)me);
     static int registered;
-    if (!registered++)
+    if (!registered++) {
       on_exit(process_exit, NULL);
+      note_interrupts(); /* SimGrid's handlers are in place by the time a rank runs */
+    }
   }
   return rc;
 }
