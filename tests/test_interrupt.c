@@ -167,3 +167,66 @@ Test(interrupt, validate_leaves_the_previous_outputs_whole)
   snprintf(cmd, sizeof cmd, "rm -rf %s %s", tmpdir, base);
   cr_assert_eq(system(cmd), 0);
 }
+
+/* Interrupted, the run says so, never as a rank calling exit() (SimGrid's handler exits in
+ * whatever rank is running). TARGET: 0 `icsim run` alone, 1 its whole process group (a Ctrl-C),
+ * 2 the simulation alone (it then says at which simulated time). */
+static char *interrupted_stderr(int target)
+{
+  char tmpdir[] = "/tmp/icsim-int-tmp-XXXXXX", errpath[] = "/tmp/icsim-int-err-XXXXXX";
+  cr_assert(mkdtemp(tmpdir));
+  int efd = mkstemp(errpath);
+  cr_assert(efd >= 0);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    signal(SIGINT, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setenv("TMPDIR", tmpdir, 1);
+    freopen("/dev/null", "w", stdout);
+    dup2(efd, 2);
+    /* long enough to be running its ranks when the signal comes (about 10 s uninterrupted) */
+    execl(ICSIM, ICSIM, "run", "-p", ICSIM_SRC "/platforms/score-gige-xeon.yaml", "-n", "2", "--host-timing", "off",
+          ICSIM_BUILD "/workloads/osu_latency", "-m", "1:4194304", "-i", "20000", "-x", "1", (char *)NULL);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  sleep_ms(1500);
+  if (target == 2) {
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "pkill -INT -g %d smpimain", (int)pid);
+    cr_assert_eq(system(cmd), 0, "no simulation running after 1.5 s");
+  } else {
+    kill(target ? -pid : pid, SIGINT);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  for (int i = 0; i < 500 && !(kill(-pid, 0) < 0 && errno == ESRCH); i++)
+    sleep_ms(20);
+  cr_assert(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0),
+            "an interrupted run must not end with status 0 (status %#x)", status);
+  close(efd);
+  char path[64];
+  snprintf(path, sizeof path, "%s", errpath);
+  char *text = slurp(path);
+  unlink(errpath);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  cr_assert_eq(system(cmd), 0);
+  return text;
+}
+
+Test(interrupt, an_interrupted_run_says_so)
+{
+  for (int target = 0; target < 3; target++) {
+    char *text = interrupted_stderr(target);
+    const char *want = target == 2 ? "icsim: interrupted (SIGINT) at simulated time" : "icsim: interrupted (SIGINT)";
+    cr_assert(strstr(text, want), "SIGINT to %s, stderr:\n%s", target == 2 ? "the simulation" : target ? "the group" : "icsim run", text);
+    cr_assert(!strstr(text, "ended the whole program"), "an interrupt reported as a rank's exit:\n%s", text);
+    free(text);
+  }
+}
