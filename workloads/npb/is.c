@@ -120,16 +120,14 @@ static void rank_keys(struct npb_run *run, int iteration)
   memset(send_count, 0, run->nprocs * sizeof *send_count);
   if (run->skeleton) {
     /* no keys were drawn: the dealing balances the keys, and every process draws from the
-     * same distribution, so each sends about an equal share to every process. With more processes
-     * than buckets (NPB stops at 1024 processes; beyond, "at your peril") the dealing hands out
-     * whole buckets, at most one process per bucket: processes 0 .. nbuckets-1 get one each and
-     * the rest receive nothing, so the shares go to those. (Equal shares are the skeleton's
-     * approximation: a full run's shares vary with its buckets, by about +-50% at 256 processes
-     * of class B, and unequal sizes cost SimGrid far more: README.md, simulation speed.) */
-    int owners = run->nprocs < nbuckets ? run->nprocs : (int)nbuckets;
+     * same distribution, so each sends about an equal share to every process. (There are at least
+     * as many buckets as processes: main() raises the count to one per process beyond the class's
+     * 2^10. Equal shares are the skeleton's approximation: a full run's shares vary with its
+     * buckets, by about +-50% at 256 processes of class B, and unequal sizes cost SimGrid far more:
+     * README.md, simulation speed.) */
     for (int p = 0; p < run->nprocs; p++) {
-      send_count[p] = p < owners ? (int)(keys_per_proc / owners) : 0;
-      first_bucket_of[p + 1] = run->nprocs <= nbuckets ? nbuckets * (p + 1) / run->nprocs : (p + 1 < nbuckets ? p + 1 : nbuckets);
+      send_count[p] = (int)(keys_per_proc / run->nprocs);
+      first_bucket_of[p + 1] = nbuckets * (p + 1) / run->nprocs;
     }
     j = run->nprocs;
   }
