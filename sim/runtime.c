@@ -434,10 +434,11 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
           "    \"unmatched_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
           "    \"unannounced_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
           "    \"never_started_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"smpi_internal_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"}\n  }",
+          "    \"smpi_internal_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
+          "    \"requests_left_open\": {\"value\": %.17g, \"unit\": \"requests\"}\n  }",
           rt->messages, rt->payload_bytes, rt->send_cpu_s, rt->recv_cpu_s, rt->call_cpu_s, rt->mpi_calls,
           rt->intra_node_messages, rt->transfers_started, rt->intra_node_transfers, tc.announced, tc.done,
-          tc.unannounced + tc.pending, tc.unannounced, tc.pending, tc.internal);
+          tc.unannounced + tc.pending, tc.unannounced, tc.pending, tc.internal, rt->engine_requests);
   double csum = 0, cmax = 0;
   for (int r = 0; rt->compute_s && r < rt->nranks; r++) {
     csum += rt->compute_s[r];

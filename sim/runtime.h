@@ -23,6 +23,9 @@ struct icsim_runtime {
   /* counters kept by sim/ itself, whatever the stack */
   double messages, payload_bytes, send_cpu_s, recv_cpu_s, call_cpu_s, transfers_started, intra_node_transfers,
       intra_node_messages, mpi_calls;
+  /* requests the MPI layer's progress engine holds (receives and persistent sends, the layer's own
+   * included): what is left at the end was never completed or freed by the program */
+  double engine_requests;
   /* declared compute phases (icsim_phase.h): time charged per rank, phases and their work */
   double *compute_s;
   double phases, phase_ops, phase_bytes, phase_accesses;

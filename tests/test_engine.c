@@ -111,3 +111,24 @@ Test(engine, thousands_of_outstanding_receives_are_all_found)
   cr_assert(strstr(out, "many_requests: 0 of 10000 receives wrong"), "%s", out);
   free(out);
 }
+
+/* The layer's own receives (MPI_Recv, MPI_Sendrecv(_replace), the collectives, on the world and on
+ * a split communicator) are checked and leave nothing in the progress engine: --stats counts the
+ * requests left open at the end, 0 here, and 1 when the program leaves one receive pending (so the
+ * count does see what is left). */
+Test(engine, the_layers_own_receives_leave_nothing_open)
+{
+  const char *stats = "/tmp/icsim-test-engine-own.json";
+  for (int leave = 0; leave < 2; leave++) {
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd,
+             ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 6 --host-timing off --stats %s " ICSIM_BUILD
+                   "/tests/progs/own_receives%s",
+             stats, leave ? " leave-one" : "");
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+    cr_assert(strstr(out, "own_receives: 0 wrong"), "%s", out);
+    double open = stat_value(stats, "requests_left_open");
+    cr_assert_eq(open, leave, "requests left open: %.0f, expected %d", open, leave);
+    free(out);
+  }
+}

@@ -126,6 +126,9 @@ static struct entry *add_entry(MPI_Request r, enum entry_kind kind, int owner)
   if (nentries >= nbuckets)
     grow_table();
   nentries++;
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rt)
+    rt->engine_requests = (double)nentries;
   size_t b = bucket(r);
   e->hnext = table[b];
   table[b] = e;
@@ -146,6 +149,9 @@ static void remove_entry(struct entry *e)
       nentries--;
       break;
     }
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (rt)
+    rt->engine_requests = (double)nentries;
   if (e->req != MPI_REQUEST_NULL && !e->internal)
     PMPI_Request_free(&e->req); /* not recycled: a Fortran handle of it would outlive it */
   free(e);
