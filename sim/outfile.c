@@ -87,18 +87,25 @@ static int open_temp(const char *option, const char *path, const char *real, cha
   return fd;
 }
 
+/* Hold the termination signals (into OLD, to restore): a temporary file made meanwhile is
+ * renamed or removed before one acts. */
+static void hold_signals(sigset_t *old)
+{
+  sigset_t hold;
+  sigemptyset(&hold);
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaddset(&hold, sigs[i]);
+  sigprocmask(SIG_BLOCK, &hold, old);
+}
+
 int icsim_output_check(const char *option, const char *path, char *err, size_t errlen)
 {
   char real[PATH_MAX], tmp[PATH_MAX + 16];
   if (resolve(option, path, real, sizeof real, err, errlen))
     return -1;
-  /* the probe is a real file for a moment: a signal then would leave it behind */
-  sigset_t hold, old;
-  sigemptyset(&hold);
-  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-    sigaddset(&hold, sigs[i]);
-  sigprocmask(SIG_BLOCK, &hold, &old);
+  sigset_t old;
+  hold_signals(&old); /* the probe is a real file for a moment */
   int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
   if (fd >= 0) {
     close(fd);
@@ -114,13 +121,8 @@ int icsim_output_write(const char *option, const char *path, const char *data, s
   char real[PATH_MAX], tmp[PATH_MAX + 16];
   if (resolve(option, path, real, sizeof real, err, errlen))
     return -1;
-  /* Hold the termination signals: the temporary is either renamed or removed before one acts. */
-  sigset_t hold, old;
-  sigemptyset(&hold);
-  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-    sigaddset(&hold, sigs[i]);
-  sigprocmask(SIG_BLOCK, &hold, &old);
+  sigset_t old;
+  hold_signals(&old);
   int rc = -1;
   int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
   if (fd >= 0) {

@@ -280,6 +280,17 @@ static void null_peer_done(struct entry *e)
 
 int icsim_psend_init_null(MPI_Request *req) { return null_peer_request(req, PSEND, 1); }
 
+/* What a receive (or a persistent send) needs again when it starts or lands. */
+static void set_args(struct entry *e, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
+{
+  e->buf = buf;
+  e->count = count;
+  e->type = type;
+  e->peer = peer;
+  e->tag = tag;
+  e->comm = comm;
+}
+
 int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req,
                        int user_persistent)
 {
@@ -296,12 +307,7 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
     return rc;
   struct entry *e = add_entry(*req, RECV, icsim_my_rank());
   e->user_persistent = user_persistent;
-  e->buf = buf;
-  e->count = count;
-  e->type = type;
-  e->peer = src;
-  e->tag = tag;
-  e->comm = comm;
+  set_args(e, buf, count, type, src, tag, comm);
   return user_persistent ? MPI_SUCCESS : icsim_engine_start(req);
 }
 
@@ -314,21 +320,9 @@ int icsim_engine_irecv_internal(void *buf, int count, MPI_Datatype type, int src
   if (src == MPI_PROC_NULL)
     return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0);
   struct entry *e = add_entry(MPI_REQUEST_NULL, RECV, icsim_my_rank());
-  e->buf = buf;
-  e->count = count;
-  e->type = type;
-  e->peer = src;
-  e->tag = tag;
-  e->comm = comm;
+  set_args(e, buf, count, type, src, tag, comm);
   *req = e->req;
-  int rc = PMPI_Irecv(buf, count, type, src, tag, comm, &e->live);
-  if (rc != MPI_SUCCESS) {
-    remove_entry(e);
-    *req = MPI_REQUEST_NULL;
-    return rc;
-  }
-  activate(e);
-  return MPI_SUCCESS;
+  return icsim_engine_start(req);
 }
 
 void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int count, MPI_Datatype type, int dest,
@@ -337,12 +331,7 @@ void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int c
   struct entry *e = add_entry(req, PSEND, icsim_my_rank());
   e->mode = mode;
   e->user_persistent = 1;
-  e->buf = buf;
-  e->count = count;
-  e->type = type;
-  e->peer = dest;
-  e->tag = tag;
-  e->comm = comm;
+  set_args(e, buf, count, type, dest, tag, comm);
 }
 
 int icsim_engine_start(MPI_Request *req)
