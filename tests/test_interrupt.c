@@ -41,8 +41,8 @@ static void sleep_ms(long ms)
 }
 
 /* Start ARGV in its own process group with TMPDIR, output discarded, default signal handling
- * (a background shell job would otherwise inherit SIGINT ignored). */
-static pid_t start(char *const argv[], const char *tmpdir)
+ * (a background shell job would otherwise inherit SIGINT ignored). ERR_FD >= 0: stderr goes there. */
+static pid_t start_err(char *const argv[], const char *tmpdir, int err_fd)
 {
   fflush(stdout); /* or the child's freopen writes our buffered lines a second time */
   pid_t pid = fork();
@@ -55,13 +55,18 @@ static pid_t start(char *const argv[], const char *tmpdir)
     sigprocmask(SIG_SETMASK, &none, NULL);
     setenv("TMPDIR", tmpdir, 1);
     freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
+    if (err_fd >= 0)
+      dup2(err_fd, 2);
+    else
+      freopen("/dev/null", "w", stderr);
     execv(argv[0], argv);
     _exit(127);
   }
   setpgid(pid, pid);
   return pid;
 }
+
+static pid_t start(char *const argv[], const char *tmpdir) { return start_err(argv, tmpdir, -1); }
 
 /* Send SIG after DELAY_MS, reap, and wait (bounded) until no process of its group is left. */
 static int interrupt(pid_t pid, int sig, long delay_ms)
@@ -177,23 +182,10 @@ static char *interrupted_stderr(int target)
   cr_assert(mkdtemp(tmpdir));
   int efd = mkstemp(errpath);
   cr_assert(efd >= 0);
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    setenv("TMPDIR", tmpdir, 1);
-    freopen("/dev/null", "w", stdout);
-    dup2(efd, 2);
-    /* long enough to be running its ranks when the signal comes (about 10 s uninterrupted) */
-    execl(ICSIM, ICSIM, "run", "-p", ICSIM_SRC "/platforms/score-gige-xeon.yaml", "-n", "2", "--host-timing", "off",
-          ICSIM_BUILD "/workloads/osu_latency", "-m", "1:4194304", "-i", "20000", "-x", "1", (char *)NULL);
-    _exit(127);
-  }
-  setpgid(pid, pid);
+  /* long enough to be running its ranks when the signal comes (about 10 s uninterrupted) */
+  char *argv[] = {ICSIM, "run", "-p", ICSIM_SRC "/platforms/score-gige-xeon.yaml", "-n", "2", "--host-timing", "off",
+                  ICSIM_BUILD "/workloads/osu_latency", "-m", "1:4194304", "-i", "20000", "-x", "1", NULL};
+  pid_t pid = start_err(argv, tmpdir, efd);
   sleep_ms(1500);
   if (target == 2) {
     char cmd[96];
@@ -202,17 +194,11 @@ static char *interrupted_stderr(int target)
   } else {
     kill(target ? -pid : pid, SIGINT);
   }
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  for (int i = 0; i < 500 && !(kill(-pid, 0) < 0 && errno == ESRCH); i++)
-    sleep_ms(20);
+  int status = interrupt(pid, 0, 0); /* signal 0: reap it, and check nothing of it is left */
   cr_assert(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0),
             "an interrupted run must not end with status 0 (status %#x)", status);
   close(efd);
-  char path[64];
-  snprintf(path, sizeof path, "%s", errpath);
-  char *text = slurp(path);
+  char *text = slurp(errpath);
   unlink(errpath);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
