@@ -63,16 +63,16 @@ static double best_rate(int runs)
 static double measure_and_store(FILE *say)
 {
   double best = best_rate(RUNS);
-  char path[4096], tmp[4200];
+  char path[4096], text[512];
   store_path(path, sizeof path);
   time_t now = time(NULL);
   char when[64], err[4400];
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-  snprintf(tmp, sizeof tmp, "%.6e\n# scalar operations per second of this machine (one dependent addition per clock), "
+  snprintf(text, sizeof text, "%.6e\n# scalar operations per second of this machine (one dependent addition per clock), "
                             "best of %d runs of %ld, measured %s by `icsim calibrate-host`\n",
            best, RUNS, CHAIN, when);
   /* whole or not at all, an interruption leaving no temporary (outfile.c) */
-  if (icsim_output_write("calibrate-host", path, tmp, strlen(tmp), err, sizeof err) != 0) {
+  if (icsim_output_write("calibrate-host", path, text, strlen(text), err, sizeof err) != 0) {
     fprintf(stderr, "icsim: cannot store the host calibration: %s\n", err);
   } else if (say) {
     fprintf(say, "icsim: this machine runs %.3g scalar operations per second (%.2f GHz equivalent); stored in %s\n",
