@@ -136,8 +136,8 @@ int icsim_coll_recv(const struct icsim_coll *c, void *buf, int count, MPI_Dataty
 int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, int dst,
                         void *rbuf, int rcount, MPI_Datatype rtype, int src)
 {
-  return MPI_Sendrecv(arg(sbuf, scount), scount, stype, dst, ICSIM_COLL_TAG, arg(rbuf, rcount), rcount, rtype, src,
-                      ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE);
+  return icsim_sendrecv(arg(sbuf, scount), scount, stype, dst, ICSIM_COLL_TAG, arg(rbuf, rcount), rcount, rtype, src,
+                        ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE, 1);
 }
 
 /* A synchronous send. A detached send (what SMPI makes of a small one) lives in one global list of
@@ -152,7 +152,9 @@ int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount
 int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst,
                      MPI_Request *req)
 {
-  return MPI_Issend(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm, req);
+  icsim_charge_call("MPI_Issend");
+  icsim_charge_send(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm);
+  return icsim_layer_isend(1, arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm, req);
 }
 
 /* The layer's MPI_Irecv (its call charge included) on a receive of the layer's own: the handle
@@ -160,7 +162,7 @@ int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI
 int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src, MPI_Request *req)
 {
   icsim_charge_call("MPI_Irecv");
-  return icsim_engine_irecv_internal(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, req);
+  return icsim_engine_irecv_internal(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, req, 1);
 }
 
 int icsim_coll_waitall(int n, MPI_Request *reqs) { return n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : 0; }

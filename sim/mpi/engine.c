@@ -35,6 +35,8 @@ struct entry {
   int internal;        /* a receive of the layer's own (MPI_Recv, MPI_Sendrecv, the collectives): its
                         * handle never reaches the application, so it is the entry's address and
                         * no SMPI stand-in is made or freed for it */
+  int layer_args;      /* peer, tag and communicator are the layer's choice (its collectives): SMPI's
+                        * receive may be posted without the PMPI wrapper (smpi_direct.cpp) */
   MPI_Request live;    /* the SMPI request in flight: the receive itself, or a persistent send's
                         * current non-blocking send */
   MPI_Status st;
@@ -240,7 +242,10 @@ void icsim_engine_poll(void)
       reqs[n++] = e->live;
     }
     int out = 0;
-    PMPI_Testsome(n, reqs, &out, idx, sts);
+    if (icsim_direct_ok())
+      icsim_smpi_testsome(n, reqs, &out, idx, sts);
+    else
+      PMPI_Testsome(n, reqs, &out, idx, sts);
     for (int i = 0; out != MPI_UNDEFINED && i < out; i++)
       take(ents[idx[i]], &sts[i]);
     free(reqs);
@@ -313,13 +318,15 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
 
 /* A receive the layer itself posts and waits for (its handle never reaches the application): the
  * same receive as icsim_engine_irecv's without the SMPI stand-in, which costs SimGrid a request
- * made and freed (and entered in its Fortran handle table) per message. */
+ * made and freed (and entered in its Fortran handle table) per message. LAYER_ARGS: the peer, tag
+ * and communicator are the layer's own choice (a collective's), not the program's. */
 int icsim_engine_irecv_internal(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
-                                MPI_Request *req)
+                                MPI_Request *req, int layer_args)
 {
   if (src == MPI_PROC_NULL)
     return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0);
   struct entry *e = add_entry(MPI_REQUEST_NULL, RECV, icsim_my_rank());
+  e->layer_args = layer_args;
   set_args(e, buf, count, type, src, tag, comm);
   *req = e->req;
   return icsim_engine_start(req);
@@ -357,7 +364,9 @@ int icsim_engine_start(MPI_Request *req)
     return rc;
   }
   if (e && e->kind == RECV) {
-    int rc = PMPI_Irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live);
+    int rc = e->layer_args && icsim_direct_ok() && icsim_direct_args_ok(e->buf, e->count, e->type)
+                 ? icsim_smpi_irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live)
+                 : PMPI_Irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live);
     if (rc == MPI_SUCCESS)
       activate(e);
     return rc;
@@ -434,7 +443,10 @@ static int block_once(MPI_Request *reqs, const int *slots, int n, MPI_Status *st
   }
   int index;
   MPI_Status st;
-  PMPI_Waitany(n + na, all, &index, &st);
+  if (icsim_direct_ok())
+    icsim_smpi_waitany(n + na, all, &index, &st);
+  else
+    PMPI_Waitany(n + na, all, &index, &st);
   int result;
   if (index == MPI_UNDEFINED) {
     result = -2;

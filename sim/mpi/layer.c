@@ -177,6 +177,12 @@ static int *entered_slot(void)
   return &entered[pid];
 }
 
+int icsim_direct_ok(void)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  return rt && !rt->host_timing;
+}
+
 void icsim_charge_call(const char *name)
 {
   struct icsim_runtime *rt = icsim_runtime_get();

@@ -49,7 +49,14 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
 /* The same for a receive the layer posts and completes itself (MPI_Recv, MPI_Sendrecv, the
  * collectives): its handle must go to the layer's own waits only, never to the application. */
 int icsim_engine_irecv_internal(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
-                                MPI_Request *req);
+                                MPI_Request *req, int layer_args);
+/* A send of the layer's own (peer, tag and communicator its choice): SMPI's, directly when it may
+ * be (smpi_direct.cpp). SYNCHRONOUS: as MPI_Issend, else as MPI_Isend. Charges nothing. */
+int icsim_layer_isend(int synchronous, const void *buf, int count, MPI_Datatype type, int dst, int tag, MPI_Comm comm,
+                      MPI_Request *req);
+/* MPI_Sendrecv's work (charges included); LAYER_ARGS as for icsim_engine_irecv_internal. */
+int icsim_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                   MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status, int layer_args);
 int icsim_engine_is_ours(MPI_Request req);
 int icsim_engine_start(MPI_Request *req);
 /* Persistent sends: the layer charges and announces each Start. */
@@ -60,5 +67,16 @@ int icsim_psend_init_null(MPI_Request *req);
 int icsim_engine_wait(MPI_Request *req, MPI_Status *status);
 /* Take every receive of the calling rank that has landed. */
 void icsim_engine_poll(void);
+
+/* smpi_direct.cpp: SMPI's request calls under the PMPI wrappers, for the layer's own messages
+ * (why and when there). icsim_direct_ok: the run allows them (host timing off);
+ * icsim_direct_args_ok: the PMPI checks would pass these arguments. */
+int icsim_direct_ok(void);
+int icsim_direct_args_ok(const void *buf, int count, MPI_Datatype type);
+int icsim_smpi_isend(int synchronous, const void *buf, int count, MPI_Datatype type, int dst, int tag, MPI_Comm comm,
+                     MPI_Request *req);
+int icsim_smpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req);
+int icsim_smpi_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *st);
+int icsim_smpi_testsome(int n, MPI_Request *reqs, int *out, int *idx, MPI_Status *sts);
 
 #endif

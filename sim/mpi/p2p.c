@@ -88,8 +88,36 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
     return PMPI_Recv(buf, count, type, src, tag, comm, status);
   icsim_charge_call("MPI_Recv");
   MPI_Request r;
-  int rc = icsim_engine_irecv_internal(buf, count, type, src, tag, comm, &r);
+  int rc = icsim_engine_irecv_internal(buf, count, type, src, tag, comm, &r, 0);
   return rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, status);
+}
+
+int icsim_layer_isend(int synchronous, const void *buf, int count, MPI_Datatype type, int dst, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{
+  if (icsim_direct_ok() && icsim_direct_args_ok(buf, count, type))
+    return icsim_smpi_isend(synchronous, buf, count, type, dst, tag, comm, req);
+  return synchronous ? PMPI_Issend(buf, count, type, dst, tag, comm, req) : PMPI_Isend(buf, count, type, dst, tag, comm, req);
+}
+
+int icsim_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
+                   MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status, int layer_args)
+{
+  icsim_charge_call("MPI_Sendrecv");
+  MPI_Request r[2];
+  MPI_Status st[2];
+  int rc = icsim_engine_irecv_internal(rbuf, rcount, rtype, src, rtag, comm, &r[0], layer_args);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  icsim_charge_send(sbuf, scount, stype, dest, stag, comm);
+  rc = layer_args ? icsim_layer_isend(0, sbuf, scount, stype, dest, stag, comm, &r[1])
+                  : PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &r[1]);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = MPI_Waitall(2, r, st);
+  if (status != MPI_STATUS_IGNORE)
+    *status = st[0];
+  return rc;
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
@@ -97,20 +125,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 {
   if (!ACTIVE())
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
-  icsim_charge_call("MPI_Sendrecv");
-  MPI_Request r[2];
-  MPI_Status st[2];
-  int rc = icsim_engine_irecv_internal(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  icsim_charge_send(sbuf, scount, stype, dest, stag, comm);
-  rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &r[1]);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  rc = MPI_Waitall(2, r, st);
-  if (status != MPI_STATUS_IGNORE)
-    *status = st[0];
-  return rc;
+  return icsim_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, 0);
 }
 
 /* The outgoing data is packed first, so the receive may land in the same buffer. */
