@@ -132,3 +132,24 @@ Test(engine, the_layers_own_receives_leave_nothing_open)
     free(out);
   }
 }
+
+/* Erroneous calls (tests/progs/coll_errors.c): with MPI_ERRORS_RETURN every collective returns
+ * SMPI's error class before sending anything (the collectives after it still match), a program's
+ * own handler is called; with MPI_ERRORS_ARE_FATAL the first error stops the run naming the call. */
+Test(engine, erroneous_calls_return_their_error_or_stop_the_run)
+{
+  char *out;
+  cr_assert_eq(run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 6 --host-timing off " ICSIM_BUILD
+                         "/tests/progs/coll_errors",
+                   &out, 1),
+               0, "%s", out);
+  cr_assert(strstr(out, "coll_errors: 0 wrong"), "%s", out);
+  free(out);
+  int rc = run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 6 --host-timing off " ICSIM_BUILD
+                     "/tests/progs/coll_errors fatal",
+               &out, 1);
+  cr_assert_neq(rc, 0, "%s", out);
+  cr_assert(strstr(out, "MPI_Alltoall failed: MPI_ERR_TYPE"), "%s", out);
+  cr_assert(!strstr(out, "coll_errors:"), "%s", out);
+  free(out);
+}

@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include "layer.h" /* icsim_error, icsim_type_valid */
 
 #define ICSIM_HIDDEN __attribute__((visibility("hidden")))
 
@@ -32,6 +33,39 @@ struct icsim_coll {
  * COMM, or its separate non-blocking shadow when NONBLOCKING. Aborts the run (exit 3) with a
  * message naming CALL on an intercommunicator. */
 ICSIM_HIDDEN int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c);
+/* coll_check.c: the arguments' checks SMPI's own collectives make (MPI_SUCCESS or the error
+ * class), before any message. Scan also checks MPI_Exscan and MPI_Reduce_scatter_block. */
+ICSIM_HIDDEN int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int root);
+ICSIM_HIDDEN int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                    const void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                     const void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                                     int root);
+ICSIM_HIDDEN int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                     const void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_check_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                      const int *displs, MPI_Datatype stype, const void *rbuf, int rcount,
+                                      MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_check_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                       const void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_check_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                        const void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_check_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                      const void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_check_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                       const int *sdispls, MPI_Datatype stype, const void *rbuf, const int *rcounts,
+                                       const int *rdispls, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                       const int *sdispls, const MPI_Datatype *stypes, const void *rbuf,
+                                       const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes);
+ICSIM_HIDDEN int icsim_check_reduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count,
+                                    MPI_Datatype t, MPI_Op op, int root);
+ICSIM_HIDDEN int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count,
+                                       MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_check_scan(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count,
+                                  MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, const void *rbuf,
+                                            const int *rcounts, MPI_Datatype t, MPI_Op op);
 /* A request that is already complete, for the non-blocking forms (see coll_nonblocking.c). */
 ICSIM_HIDDEN int icsim_coll_done_request(MPI_Request *req);
 

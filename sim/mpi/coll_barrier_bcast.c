@@ -128,14 +128,16 @@ int MPI_Barrier(MPI_Comm comm)
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Barrier", comm, 0, &c))
-    return PMPI_Barrier(comm);
-  return icsim_barrier(&c);
+    return icsim_error(comm, "MPI_Barrier", PMPI_Barrier(comm));
+  int rc = MPI_SUCCESS;
+  return icsim_error(comm, "MPI_Barrier", rc != MPI_SUCCESS ? rc : icsim_barrier(&c));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Bcast", comm, 0, &c))
-    return PMPI_Bcast(buf, count, type, root, comm);
-  return icsim_bcast(&c, buf, count, type, root);
+    return icsim_error(comm, "MPI_Bcast", PMPI_Bcast(buf, count, type, root, comm));
+  int rc = icsim_check_bcast(&c, buf, count, type, root);
+  return icsim_error(comm, "MPI_Bcast", rc != MPI_SUCCESS ? rc : icsim_bcast(&c, buf, count, type, root));
 }

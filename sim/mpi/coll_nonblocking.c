@@ -34,16 +34,18 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ibarrier", comm, 1, &c))
-    return PMPI_Ibarrier(comm, req);
-  return finish(icsim_barrier(&c), req);
+    return icsim_error(comm, "MPI_Ibarrier", PMPI_Ibarrier(comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : MPI_SUCCESS;
+  return icsim_error(comm, "MPI_Ibarrier", rc != MPI_SUCCESS ? rc : finish(icsim_barrier(&c), req));
 }
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ibcast", comm, 1, &c))
-    return PMPI_Ibcast(buf, count, type, root, comm, req);
-  return finish(icsim_bcast(&c, buf, count, type, root), req);
+    return icsim_error(comm, "MPI_Ibcast", PMPI_Ibcast(buf, count, type, root, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_bcast(&c, buf, count, type, root);
+  return icsim_error(comm, "MPI_Ibcast", rc != MPI_SUCCESS ? rc : finish(icsim_bcast(&c, buf, count, type, root), req));
 }
 
 int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
@@ -51,8 +53,9 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ireduce", comm, 1, &c))
-    return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
-  return finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req);
+    return icsim_error(comm, "MPI_Ireduce", PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce(&c, sbuf, rbuf, count, type, op, root);
+  return icsim_error(comm, "MPI_Ireduce", rc != MPI_SUCCESS ? rc : finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req));
 }
 
 int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -60,8 +63,9 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iallreduce", comm, 1, &c))
-    return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
-  return finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req);
+    return icsim_error(comm, "MPI_Iallreduce", PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allreduce(&c, sbuf, rbuf, count, type, op);
+  return icsim_error(comm, "MPI_Iallreduce", rc != MPI_SUCCESS ? rc : finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req));
 }
 
 int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
@@ -69,8 +73,9 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Da
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ireduce_scatter", comm, 1, &c))
-    return PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req);
-  return finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req);
+    return icsim_error(comm, "MPI_Ireduce_scatter", PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op);
+  return icsim_error(comm, "MPI_Ireduce_scatter", rc != MPI_SUCCESS ? rc : finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req));
 }
 
 int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -78,16 +83,18 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ireduce_scatter_block", comm, 1, &c))
-    return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req);
-  return finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req);
+    return icsim_error(comm, "MPI_Ireduce_scatter_block", PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, rcount, type, op);
+  return icsim_error(comm, "MPI_Ireduce_scatter_block", rc != MPI_SUCCESS ? rc : finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req));
 }
 
 int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iscan", comm, 1, &c))
-    return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req);
-  return finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req);
+    return icsim_error(comm, "MPI_Iscan", PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
+  return icsim_error(comm, "MPI_Iscan", rc != MPI_SUCCESS ? rc : finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req));
 }
 
 int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -95,8 +102,9 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iexscan", comm, 1, &c))
-    return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req);
-  return finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req);
+    return icsim_error(comm, "MPI_Iexscan", PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
+  return icsim_error(comm, "MPI_Iexscan", rc != MPI_SUCCESS ? rc : finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req));
 }
 
 int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -104,8 +112,9 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Igather", comm, 1, &c))
-    return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-  return finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req);
+    return icsim_error(comm, "MPI_Igather", PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
+  return icsim_error(comm, "MPI_Igather", rc != MPI_SUCCESS ? rc : finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req));
 }
 
 int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
@@ -113,8 +122,9 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Igatherv", comm, 1, &c))
-    return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
-  return finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req);
+    return icsim_error(comm, "MPI_Igatherv", PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
+  return icsim_error(comm, "MPI_Igatherv", rc != MPI_SUCCESS ? rc : finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req));
 }
 
 int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -122,8 +132,9 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iscatter", comm, 1, &c))
-    return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-  return finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req);
+    return icsim_error(comm, "MPI_Iscatter", PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
+  return icsim_error(comm, "MPI_Iscatter", rc != MPI_SUCCESS ? rc : finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req));
 }
 
 int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
@@ -131,8 +142,9 @@ int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_D
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iscatterv", comm, 1, &c))
-    return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);
-  return finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req);
+    return icsim_error(comm, "MPI_Iscatterv", PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
+  return icsim_error(comm, "MPI_Iscatterv", rc != MPI_SUCCESS ? rc : finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req));
 }
 
 int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -140,8 +152,9 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iallgather", comm, 1, &c))
-    return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-  return finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req);
+    return icsim_error(comm, "MPI_Iallgather", PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype);
+  return icsim_error(comm, "MPI_Iallgather", rc != MPI_SUCCESS ? rc : finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req));
 }
 
 int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -149,8 +162,9 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Iallgatherv", comm, 1, &c))
-    return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
-  return finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req);
+    return icsim_error(comm, "MPI_Iallgatherv", PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
+  return icsim_error(comm, "MPI_Iallgatherv", rc != MPI_SUCCESS ? rc : finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req));
 }
 
 int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -158,8 +172,9 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ialltoall", comm, 1, &c))
-    return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-  return finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req);
+    return icsim_error(comm, "MPI_Ialltoall", PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype);
+  return icsim_error(comm, "MPI_Ialltoall", rc != MPI_SUCCESS ? rc : finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req));
 }
 
 int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
@@ -167,8 +182,9 @@ int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ialltoallv", comm, 1, &c))
-    return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);
-  return finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req);
+    return icsim_error(comm, "MPI_Ialltoallv", PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
+  return icsim_error(comm, "MPI_Ialltoallv", rc != MPI_SUCCESS ? rc : finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req));
 }
 
 int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes, void *rbuf,
@@ -177,6 +193,7 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
 {
   struct icsim_coll c;
   if (!icsim_coll_enter("MPI_Ialltoallw", comm, 1, &c))
-    return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req);
-  return finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req);
+    return icsim_error(comm, "MPI_Ialltoallw", PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req));
+  int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
+  return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req));
 }

@@ -177,6 +177,34 @@ static int *entered_slot(void)
   return &entered[pid];
 }
 
+int icsim_error(MPI_Comm comm, const char *call, int rc)
+{
+  if (rc == MPI_SUCCESS || !icsim_runtime_get())
+    return rc;
+  MPI_Comm on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(on, &eh) != MPI_SUCCESS) {
+    on = MPI_COMM_WORLD;
+    PMPI_Comm_get_errhandler(on, &eh);
+  }
+  if (eh == MPI_ERRORS_ARE_FATAL) {
+    char what[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(rc, what, &len);
+    fprintf(stderr,
+            "icsim: rank %d: %s failed: %.*s. The communicator's error handler is MPI_ERRORS_ARE_FATAL, so the run "
+            "stops (set MPI_ERRORS_RETURN on it to get the error code back)\n",
+            icsim_my_rank(), call, len, what);
+    icsim_stop(1);
+  }
+  /* SMPI takes a null handler as MPI_ERRORS_RETURN too */
+  if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN)
+    PMPI_Comm_call_errhandler(on, rc);
+  if (eh != MPI_ERRHANDLER_NULL)
+    PMPI_Errhandler_free(&eh);
+  return rc;
+}
+
 int icsim_direct_ok(void)
 {
   struct icsim_runtime *rt = icsim_runtime_get();

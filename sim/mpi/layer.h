@@ -35,6 +35,12 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
 /* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */
 void icsim_charge_poll(void);
 
+/* What an MPI call of the layer returns: RC, after handing a failure to COMM's error handler
+ * (MPI_COMM_WORLD's when COMM is null) as SMPI's own MPI_* entry points do: MPI_ERRORS_RETURN
+ * returns it, a program's handler is called, MPI_ERRORS_ARE_FATAL stops the run naming CALL and
+ * the error. */
+int icsim_error(MPI_Comm comm, const char *call, int rc);
+
 /* lifecycle.c: stop the run now with exit status CODE (low 8 bits, 0 taken as 1), as MPI_Abort. */
 void icsim_stop(int code) __attribute__((noreturn));
 /* lifecycle.c: a message to world rank WORLD is about to be posted; if that rank has ended, say so
@@ -73,6 +79,8 @@ void icsim_engine_poll(void);
  * icsim_direct_args_ok: the PMPI checks would pass these arguments. */
 int icsim_direct_ok(void);
 int icsim_direct_args_ok(const void *buf, int count, MPI_Datatype type);
+/* TYPE is a datatype SMPI accepts in a call (not null, committed). */
+int icsim_type_valid(MPI_Datatype type);
 int icsim_smpi_isend(int synchronous, const void *buf, int count, MPI_Datatype type, int dst, int tag, MPI_Comm comm,
                      MPI_Request *req);
 int icsim_smpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req);

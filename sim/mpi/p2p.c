@@ -23,7 +23,7 @@
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_charge_send(buf, count, type, dest, tag, comm);                                                \
     }                                                                                                      \
-    return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                            \
+    return icsim_error(comm, "MPI_" #NAME, PMPI_##NAME(buf, count, type, dest, tag, comm, req));           \
   }
 ISEND_LIKE(Isend)
 ISEND_LIKE(Issend)
@@ -40,7 +40,7 @@ ISEND_LIKE(Ibsend)
     icsim_charge_send(buf, count, type, dest, tag, comm);                                                  \
     MPI_Request r;                                                                                         \
     int rc = PMPI_##INAME(buf, count, type, dest, tag, comm, &r);                                          \
-    return rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, MPI_STATUS_IGNORE);                              \
+    return icsim_error(comm, "MPI_" #NAME, rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, MPI_STATUS_IGNORE)); \
   }
 SEND_LIKE(Send, Isend)
 SEND_LIKE(Ssend, Issend)
@@ -59,7 +59,7 @@ SEND_LIKE(Bsend, Ibsend)
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_engine_track_psend(*req, MODE, buf, count, type, dest, tag, comm);                             \
     }                                                                                                      \
-    return rc;                                                                                             \
+    return icsim_error(comm, "MPI_" #NAME, rc);                                                            \
   }
 SEND_INIT_LIKE(Send_init, 'n')
 SEND_INIT_LIKE(Ssend_init, 's')
@@ -71,7 +71,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Com
   if (!ACTIVE())
     return PMPI_Irecv(buf, count, type, src, tag, comm, req);
   icsim_charge_call("MPI_Irecv");
-  return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0);
+  return icsim_error(comm, "MPI_Irecv", icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0));
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
@@ -79,7 +79,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI
   if (!ACTIVE())
     return PMPI_Recv_init(buf, count, type, src, tag, comm, req);
   icsim_charge_call("MPI_Recv_init");
-  return icsim_engine_irecv(buf, count, type, src, tag, comm, req, 1);
+  return icsim_error(comm, "MPI_Recv_init", icsim_engine_irecv(buf, count, type, src, tag, comm, req, 1));
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *status)
@@ -89,7 +89,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
   icsim_charge_call("MPI_Recv");
   MPI_Request r;
   int rc = icsim_engine_irecv_internal(buf, count, type, src, tag, comm, &r, 0);
-  return rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, status);
+  return icsim_error(comm, "MPI_Recv", rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, status));
 }
 
 int icsim_layer_isend(int synchronous, const void *buf, int count, MPI_Datatype type, int dst, int tag, MPI_Comm comm,
@@ -125,7 +125,8 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 {
   if (!ACTIVE())
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
-  return icsim_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, 0);
+  return icsim_error(comm, "MPI_Sendrecv",
+                     icsim_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, 0));
 }
 
 /* The outgoing data is packed first, so the receive may land in the same buffer. */
@@ -138,9 +139,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
   PMPI_Pack_size(count, type, comm, &size);
   char *packed = malloc(size > 0 ? (size_t)size : 1);
   PMPI_Pack(buf, count, type, packed, size, &pos, comm);
-  int rc = MPI_Sendrecv(packed, pos, MPI_PACKED, dest, stag, buf, count, type, src, rtag, comm, status);
+  int rc = icsim_sendrecv(packed, pos, MPI_PACKED, dest, stag, buf, count, type, src, rtag, comm, status, 0);
   free(packed);
-  return rc;
+  return icsim_error(comm, "MPI_Sendrecv_replace", rc);
 }
 
 /* Probes move no data: the engine takes what has landed, then SMPI answers. */
@@ -150,7 +151,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
     icsim_charge_call("MPI_Probe");
     icsim_engine_poll();
   }
-  return PMPI_Probe(src, tag, comm, status);
+  return icsim_error(comm, "MPI_Probe", PMPI_Probe(src, tag, comm, status));
 }
 
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -159,7 +160,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
     icsim_charge_call("MPI_Iprobe");
     icsim_engine_poll();
   }
-  return PMPI_Iprobe(src, tag, comm, flag, status);
+  return icsim_error(comm, "MPI_Iprobe", PMPI_Iprobe(src, tag, comm, flag, status));
 }
 
 /* One-sided operations: the origin's CPU issues them; the transfer is announced in the direction

@@ -41,10 +41,15 @@ using simgrid::smpi::Request;
 
 /* What CHECK_ISEND_INPUTS / CHECK_IRECV_INPUTS would accept, for a peer and tag the layer chose on
  * a communicator of its own: a count not negative, a buffer when there is data, a committed type. */
+/* What CHECK_TYPE accepts: a type, committed (the collectives' argument checks ask it too). */
+extern "C" int icsim_type_valid(MPI_Datatype type)
+{
+  return type != MPI_DATATYPE_NULL && type != nullptr && type->is_valid();
+}
+
 extern "C" int icsim_direct_args_ok(const void* buf, int count, MPI_Datatype type)
 {
-  return count >= 0 && (buf != nullptr || count == 0) && type != MPI_DATATYPE_NULL && type != nullptr &&
-         type->is_valid();
+  return count >= 0 && (buf != nullptr || count == 0) && icsim_type_valid(type);
 }
 
 extern "C" int icsim_smpi_isend(int synchronous, const void* buf, int count, MPI_Datatype type, int dst, int tag,

@@ -1,0 +1,295 @@
+/* The argument checks of the collectives, made before any message is sent.
+ *
+ * The layer's algorithms send and receive with the program's buffers, counts and types; an
+ * invalid one used to fail inside the algorithm, message by message, with the error dropped, so a
+ * rank went on (or left the others waiting) where an MPI returns the error at once. These are the
+ * checks SMPI 3.32 makes in its own collectives (src/smpi/bindings/smpi_pmpi_coll.cpp), in the
+ * same order with the same error classes, so a program sees under icsim what it sees under plain
+ * SMPI; the caller hands the code to the communicator's error handler (icsim_error). */
+#include <stddef.h>
+
+#include "coll.h"
+
+#define TRY(x)                                                                                              \
+  do {                                                                                                     \
+    int rc_ = (x);                                                                                         \
+    if (rc_ != MPI_SUCCESS)                                                                                \
+      return rc_;                                                                                          \
+  } while (0)
+
+static int count_ok(int n) { return n < 0 ? MPI_ERR_COUNT : MPI_SUCCESS; }
+static int type_ok(MPI_Datatype t) { return icsim_type_valid(t) ? MPI_SUCCESS : MPI_ERR_TYPE; }
+static int buf_ok(const void *b, int n) { return b == NULL && n > 0 ? MPI_ERR_BUFFER : MPI_SUCCESS; }
+static int not_in_place(const void *b) { return b == MPI_IN_PLACE ? MPI_ERR_BUFFER : MPI_SUCCESS; }
+static int root_ok(const struct icsim_coll *c, int root) { return root < 0 || root >= c->n ? MPI_ERR_ROOT : MPI_SUCCESS; }
+static int ptr_ok(const void *p, int err) { return p == NULL ? err : MPI_SUCCESS; }
+static int op_ok(MPI_Op op)
+{
+  return op == MPI_OP_NULL || op == MPI_REPLACE || op == MPI_NO_OP ? MPI_ERR_OP : MPI_SUCCESS;
+}
+
+/* Bytes of COUNT elements of T (T already checked). */
+static long long bytes(int count, MPI_Datatype t)
+{
+  int s = 0;
+  PMPI_Type_size(t, &s);
+  return (long long)s * count;
+}
+
+int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int root)
+{
+  TRY(count_ok(count));
+  TRY(type_ok(t));
+  TRY(buf_ok(buf, count));
+  return root_ok(c, root);
+}
+
+int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
+                       int rcount, MPI_Datatype rtype, int root)
+{
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(count_ok(scount));
+    TRY(type_ok(stype));
+    TRY(buf_ok(sbuf, scount));
+  }
+  if (c->me == root) {
+    TRY(not_in_place(rbuf));
+    TRY(type_ok(rtype));
+    TRY(count_ok(rcount));
+    TRY(buf_ok(rbuf, rcount));
+  } else {
+    TRY(not_in_place(sbuf));
+  }
+  TRY(root_ok(c, root));
+  if (c->me == root && sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+    return MPI_ERR_TRUNCATE;
+  return MPI_SUCCESS;
+}
+
+int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
+                        const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
+{
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(type_ok(stype));
+    TRY(count_ok(scount));
+  }
+  TRY(buf_ok(sbuf, scount));
+  if (c->me == root) {
+    TRY(not_in_place(rbuf));
+    TRY(type_ok(rtype));
+    TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
+    TRY(ptr_ok(displs, MPI_ERR_ARG));
+  } else {
+    TRY(not_in_place(sbuf));
+  }
+  TRY(root_ok(c, root));
+  if (c->me == root)
+    for (int i = 0; i < c->n; i++) {
+      TRY(count_ok(rcounts[i]));
+      TRY(buf_ok(rbuf, rcounts[i]));
+    }
+  return MPI_SUCCESS;
+}
+
+int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
+                        int rcount, MPI_Datatype rtype, int root)
+{
+  if (c->me == root) {
+    TRY(not_in_place(sbuf));
+    TRY(count_ok(scount));
+    TRY(type_ok(stype));
+    TRY(buf_ok(sbuf, scount));
+  } else {
+    TRY(not_in_place(rbuf));
+  }
+  if (rbuf != MPI_IN_PLACE) {
+    TRY(count_ok(rcount));
+    TRY(type_ok(rtype));
+    TRY(buf_ok(rbuf, rcount));
+  }
+  TRY(root_ok(c, root));
+  if (c->me == root && rbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+    return MPI_ERR_TRUNCATE;
+  return MPI_SUCCESS;
+}
+
+int icsim_check_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
+                         MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype, int root)
+{
+  if (rbuf != MPI_IN_PLACE) {
+    TRY(count_ok(rcount));
+    TRY(type_ok(rtype));
+    TRY(buf_ok(rbuf, rcount));
+  }
+  TRY(root_ok(c, root));
+  if (c->me == root) {
+    TRY(not_in_place(sbuf));
+    TRY(ptr_ok(scounts, MPI_ERR_COUNT));
+    TRY(ptr_ok(displs, MPI_ERR_ARG));
+    TRY(type_ok(stype));
+    for (int i = 0; i < c->n; i++) {
+      TRY(count_ok(scounts[i]));
+      TRY(buf_ok(sbuf, scounts[i]));
+    }
+  } else {
+    TRY(not_in_place(rbuf));
+  }
+  return MPI_SUCCESS;
+}
+
+int icsim_check_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                          const void *rbuf, int rcount, MPI_Datatype rtype)
+{
+  (void)c;
+  TRY(not_in_place(rbuf));
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(count_ok(scount));
+    TRY(type_ok(stype));
+  }
+  TRY(type_ok(rtype));
+  TRY(count_ok(rcount));
+  TRY(buf_ok(sbuf, scount));
+  TRY(buf_ok(rbuf, rcount));
+  if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+    return MPI_ERR_TRUNCATE;
+  return MPI_SUCCESS;
+}
+
+int icsim_check_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                           const void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype)
+{
+  if (sbuf != MPI_IN_PLACE)
+    TRY(type_ok(stype));
+  TRY(type_ok(rtype));
+  TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
+  TRY(ptr_ok(displs, MPI_ERR_ARG));
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(count_ok(scount));
+    TRY(buf_ok(sbuf, scount));
+  }
+  TRY(not_in_place(rbuf));
+  for (int i = 0; i < c->n; i++) {
+    TRY(count_ok(rcounts[i]));
+    TRY(buf_ok(rbuf, rcounts[i]));
+  }
+  return MPI_SUCCESS;
+}
+
+int icsim_check_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
+                         int rcount, MPI_Datatype rtype)
+{
+  (void)c;
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(type_ok(stype));
+    TRY(count_ok(scount));
+    TRY(buf_ok(sbuf, scount));
+  }
+  TRY(type_ok(rtype));
+  TRY(count_ok(rcount));
+  TRY(buf_ok(rbuf, rcount));
+  if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+    return MPI_ERR_TRUNCATE;
+  return MPI_SUCCESS;
+}
+
+int icsim_check_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
+                          MPI_Datatype stype, const void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype)
+{
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(ptr_ok(scounts, MPI_ERR_COUNT));
+    TRY(ptr_ok(sdispls, MPI_ERR_ARG));
+    TRY(type_ok(stype));
+  }
+  TRY(type_ok(rtype));
+  TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
+  TRY(ptr_ok(rdispls, MPI_ERR_ARG));
+  for (int i = 0; i < c->n; i++) {
+    if (sbuf != MPI_IN_PLACE) {
+      TRY(buf_ok(sbuf, scounts[i]));
+      TRY(count_ok(scounts[i]));
+    }
+    TRY(buf_ok(rbuf, rcounts[i]));
+    TRY(count_ok(rcounts[i]));
+  }
+  if (sbuf != MPI_IN_PLACE && bytes(rcounts[c->me], rtype) != bytes(scounts[c->me], stype))
+    return MPI_ERR_TRUNCATE;
+  return MPI_SUCCESS;
+}
+
+int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
+                          const MPI_Datatype *stypes, const void *rbuf, const int *rcounts, const int *rdispls,
+                          const MPI_Datatype *rtypes)
+{
+  if (sbuf != MPI_IN_PLACE) {
+    TRY(ptr_ok(scounts, MPI_ERR_COUNT));
+    TRY(ptr_ok(sdispls, MPI_ERR_ARG));
+    TRY(ptr_ok(stypes, MPI_ERR_TYPE));
+  }
+  TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
+  TRY(ptr_ok(rdispls, MPI_ERR_ARG));
+  TRY(ptr_ok(rtypes, MPI_ERR_TYPE));
+  for (int i = 0; i < c->n; i++) {
+    if (sbuf != MPI_IN_PLACE) {
+      TRY(count_ok(scounts[i]));
+      TRY(type_ok(stypes[i]));
+      TRY(buf_ok(sbuf, scounts[i]));
+    }
+    TRY(count_ok(rcounts[i]));
+    TRY(type_ok(rtypes[i]));
+    TRY(buf_ok(rbuf, rcounts[i]));
+  }
+  return MPI_SUCCESS;
+}
+
+int icsim_check_reduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count, MPI_Datatype t,
+                       MPI_Op op, int root)
+{
+  TRY(type_ok(t));
+  TRY(count_ok(count));
+  TRY(buf_ok(sbuf, count));
+  if (c->me == root) {
+    TRY(not_in_place(rbuf));
+    TRY(buf_ok(rbuf, count));
+  }
+  TRY(op_ok(op));
+  return root_ok(c, root);
+}
+
+int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count, MPI_Datatype t,
+                          MPI_Op op)
+{
+  (void)c;
+  TRY(not_in_place(rbuf));
+  TRY(type_ok(t));
+  TRY(op_ok(op));
+  TRY(count_ok(count));
+  TRY(buf_ok(sbuf, count));
+  return buf_ok(rbuf, count);
+}
+
+/* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block (COUNT: the block) check alike. */
+int icsim_check_scan(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count, MPI_Datatype t,
+                     MPI_Op op)
+{
+  (void)c;
+  TRY(type_ok(t));
+  TRY(count_ok(count));
+  TRY(buf_ok(sbuf, count));
+  TRY(buf_ok(rbuf, count));
+  return op_ok(op);
+}
+
+int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, const void *rbuf, const int *rcounts,
+                               MPI_Datatype t, MPI_Op op)
+{
+  TRY(not_in_place(rbuf));
+  TRY(type_ok(t));
+  TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
+  TRY(op_ok(op));
+  for (int i = 0; i < c->n; i++) {
+    TRY(count_ok(rcounts[i]));
+    TRY(buf_ok(sbuf, rcounts[i]));
+    TRY(buf_ok(rbuf, rcounts[i]));
+  }
+  return MPI_SUCCESS;
+}

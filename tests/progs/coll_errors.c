@@ -1,0 +1,78 @@
+/* Erroneous calls a program may make, each on every rank: a collective with an uncommitted type,
+ * a negative count, a null buffer holding data, a root out of range, a null operation, a null
+ * request; a send to a rank out of range. With MPI_ERRORS_RETURN on the
+ * communicator each call must return its error class at once, having sent nothing, so that the
+ * collectives after it still match and the program ends; a handler of the program's own must be
+ * called with the code. Prints "coll_errors: N wrong" (rank 0).
+ * With the argument "fatal" the communicator keeps MPI_ERRORS_ARE_FATAL and the first error
+ * (the uncommitted type) must stop the run. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static int handled, last_code;
+static void on_error(MPI_Comm *comm, int *code, ...)
+{
+  (void)comm;
+  handled++;
+  last_code = *code;
+}
+
+static int expect(const char *what, int rc, int cls)
+{
+  int got = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS)
+    MPI_Error_class(rc, &got);
+  if (got != cls) {
+    printf("coll_errors: %s returned class %d, expected %d\n", what, got, cls);
+    return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank, n, bad = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int fatal = argc > 1 && strcmp(argv[1], "fatal") == 0;
+  if (!fatal)
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int sb[64] = {0}, rb[64] = {0};
+  MPI_Datatype loose;
+  MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
+  MPI_Request req;
+  bad += expect("alltoall, uncommitted type", MPI_Alltoall(sb, 1, loose, rb, 1, loose, comm), MPI_ERR_TYPE);
+  bad += expect("alltoall, negative count", MPI_Alltoall(sb, -1, MPI_INT, rb, -1, MPI_INT, comm), MPI_ERR_COUNT);
+  bad += expect("bcast, null buffer", MPI_Bcast(NULL, 4, MPI_INT, 0, comm), MPI_ERR_BUFFER);
+  bad += expect("bcast, root out of range", MPI_Bcast(sb, 4, MPI_INT, n, comm), MPI_ERR_ROOT);
+  bad += expect("allreduce, null op", MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_OP_NULL, comm), MPI_ERR_OP);
+  bad += expect("ibcast, null request", MPI_Ibcast(sb, 1, MPI_INT, 0, comm, NULL), MPI_ERR_REQUEST);
+  bad += expect("ialltoall, uncommitted type", MPI_Ialltoall(sb, 1, loose, rb, 1, loose, comm, &req), MPI_ERR_TYPE);
+  bad += expect("send, rank out of range", MPI_Send(sb, 1, MPI_INT, n, 0, comm), MPI_ERR_RANK);
+  /* the collectives still match: every rank took every error above without sending */
+  for (int i = 0; i < n; i++)
+    sb[i] = 100 * rank + i;
+  bad += expect("alltoall", MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm), MPI_SUCCESS);
+  for (int i = 0; i < n; i++)
+    bad += rb[i] != 100 * i + rank;
+  /* a handler of the program's own is called with the code, which is also returned */
+  MPI_Errhandler mine;
+  MPI_Comm_create_errhandler(on_error, &mine);
+  MPI_Comm_set_errhandler(comm, mine);
+  int rc = MPI_Bcast(sb, 1, MPI_INT, -1, comm);
+  bad += expect("bcast, negative root, own handler", rc, MPI_ERR_ROOT);
+  bad += handled != 1 || last_code != rc;
+  MPI_Errhandler_free(&mine);
+  MPI_Comm_free(&comm);
+  MPI_Type_free(&loose);
+  int total = 0;
+  MPI_Reduce(&bad, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("coll_errors: %d wrong\n", total);
+  MPI_Finalize();
+  return 0;
+}
