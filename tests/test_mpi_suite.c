@@ -225,6 +225,7 @@ Test(mpi_suite, p2p_modes) { expect_no_errors("p2p_modes", NULL, four); }
 Test(mpi_suite, p2p_completion) { expect_no_errors("p2p_completion", NULL, four); }
 Test(mpi_suite, p2p_persistent) { expect_no_errors("p2p_persistent", NULL, four); }
 Test(mpi_suite, p2p_probe) { expect_no_errors("p2p_probe", NULL, four); }
+Test(mpi_suite, p2p_cancel) { expect_no_errors("p2p_cancel", NULL, four); }
 Test(mpi_suite, p2p_sendrecv) { expect_no_errors("p2p_sendrecv", NULL, four); }
 Test(mpi_suite, comm_cycles)
 {
@@ -278,7 +279,7 @@ Test(mpi_suite, programs_are_correct_mpi_natively)
   struct {
     const char *prog, *args;
   } progs[] = {{"p2p_modes", ""},   {"p2p_completion", ""}, {"p2p_persistent", ""}, {"p2p_probe", "mprobe"},
-               {"p2p_sendrecv", ""}, {"comm_cycles", ""},    {"coll_types", ""},     {"rma", ""},
+               {"p2p_sendrecv", ""}, {"p2p_cancel", ""},   {"comm_cycles", ""},    {"coll_types", ""},     {"rma", ""},
                {"intercomm", ""}};
   struct report r = {NULL, 0, 0};
   for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {

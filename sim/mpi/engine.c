@@ -882,12 +882,41 @@ int MPI_Startall(int n, MPI_Request reqs[])
 }
 
 /* The application cancels through its stand-in: cancel the receive in flight. */
+/* Cancelling. SMPI's waitany reports a cancelled communication as nothing completed (it catches
+ * the cancellation and returns MPI_UNDEFINED), so a wait of the layer that included one would never
+ * end: the layer completes a cancelled request at once with SMPI's own wait, which ends
+ * immediately when the cancel took (the status says cancelled) or, when the message had already
+ * matched, once it has landed; the application's later wait or test gets the kept status. */
 int MPI_Cancel(MPI_Request *req)
 {
-  struct entry *e = find(*req);
-  if (!e || !icsim_runtime_get())
+  if (!icsim_runtime_get() || req == NULL || *req == MPI_REQUEST_NULL)
     return PMPI_Cancel(req);
-  if (e->active && e->live != MPI_REQUEST_NULL)
-    return PMPI_Cancel(&e->live);
-  return MPI_SUCCESS;
+  struct entry *e = find(*req);
+  MPI_Status st;
+  if (!e) {
+    /* a request of SMPI's (a send): kept alive by a reference of the layer, so that its handle
+     * stays the application's (and unique) until the application completes it */
+    int rc = PMPI_Cancel(req);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    icsim_smpi_ref(*req);
+    MPI_Request r = *req;
+    rc = PMPI_Wait(&r, &st);
+    if (r != MPI_REQUEST_NULL) { /* a persistent one: SMPI keeps it, inactive, for the application */
+      icsim_smpi_unref(r);
+      return rc;
+    }
+    e = add_entry(*req, PSEND, icsim_my_rank());
+    e->done = 1;
+    e->st = st;
+    return rc;
+  }
+  if (!e->active || e->live == MPI_REQUEST_NULL)
+    return MPI_SUCCESS;
+  int rc = PMPI_Cancel(&e->live);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = PMPI_Wait(&e->live, &st);
+  take(e, &st);
+  return rc;
 }

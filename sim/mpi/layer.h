@@ -86,5 +86,7 @@ int icsim_smpi_isend(int synchronous, const void *buf, int count, MPI_Datatype t
 int icsim_smpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req);
 int icsim_smpi_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *st);
 int icsim_smpi_testsome(int n, MPI_Request *reqs, int *out, int *idx, MPI_Status *sts);
+void icsim_smpi_ref(MPI_Request req);
+void icsim_smpi_unref(MPI_Request req);
 
 #endif

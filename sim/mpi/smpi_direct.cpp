@@ -34,6 +34,8 @@ public:
   static MPI_Request irecv(void* buf, int count, MPI_Datatype datatype, int src, int tag, MPI_Comm comm);
   static int waitany(int count, MPI_Request requests[], MPI_Status* status);
   static int testsome(int incount, MPI_Request requests[], int* outcount, int* indices, MPI_Status status[]);
+  void ref();
+  static void unref(MPI_Request* request);
 };
 } // namespace simgrid::smpi
 
@@ -76,4 +78,16 @@ extern "C" int icsim_smpi_waitany(int n, MPI_Request* reqs, int* index, MPI_Stat
 extern "C" int icsim_smpi_testsome(int n, MPI_Request* reqs, int* out, int* idx, MPI_Status* sts)
 {
   return Request::testsome(n, reqs, out, idx, sts);
+}
+
+/* One more reference to REQ: it outlives SMPI's completion of it until MPI_Request_free (the
+ * layer's cancel keeps a cancelled send's handle for the application this way). */
+extern "C" void icsim_smpi_ref(MPI_Request req)
+{
+  req->ref();
+}
+
+extern "C" void icsim_smpi_unref(MPI_Request req)
+{
+  Request::unref(&req);
 }
