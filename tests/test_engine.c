@@ -153,3 +153,18 @@ Test(engine, erroneous_calls_return_their_error_or_stop_the_run)
   cr_assert(!strstr(out, "coll_errors:"), "%s", out);
   free(out);
 }
+
+/* Cancelled receives and sends complete (tests/mpi/p2p_cancel.c; MPICH's rcancel, scancel and
+ * pscancel hung before: SMPI's waitany reports a cancelled communication as nothing completed).
+ * Not in test_mpi_suite yet: its --stats run counts 12 wire transfers the layer did not announce
+ * (3 per rank), not explained yet. */
+Test(engine, cancelled_requests_complete)
+{
+  char *out;
+  cr_assert_eq(run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 4 --host-timing off " ICSIM_BUILD
+                         "/tests/mpi/p2p_cancel",
+                   &out, 1),
+               0, "%s", out);
+  cr_assert(strstr(out, "No Errors"), "%s", out);
+  free(out);
+}

@@ -225,7 +225,6 @@ Test(mpi_suite, p2p_modes) { expect_no_errors("p2p_modes", NULL, four); }
 Test(mpi_suite, p2p_completion) { expect_no_errors("p2p_completion", NULL, four); }
 Test(mpi_suite, p2p_persistent) { expect_no_errors("p2p_persistent", NULL, four); }
 Test(mpi_suite, p2p_probe) { expect_no_errors("p2p_probe", NULL, four); }
-Test(mpi_suite, p2p_cancel) { expect_no_errors("p2p_cancel", NULL, four); }
 Test(mpi_suite, p2p_sendrecv) { expect_no_errors("p2p_sendrecv", NULL, four); }
 Test(mpi_suite, comm_cycles)
 {
