@@ -168,3 +168,19 @@ Test(engine, cancelled_requests_complete)
   cr_assert(strstr(out, "No Errors"), "%s", out);
   free(out);
 }
+
+/* A receive that lands after its communicator was freed (tests/progs/comm_free_inflight.c; MPICH's
+ * comm/cmfree crashed the run: the source was named through the freed communicator). */
+Test(engine, a_receive_outlives_its_freed_communicator)
+{
+  for (int p = 0; p < 2; p++) {
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd,
+             ICSIM " run -p " ICSIM_SRC "/platforms/%s.yaml -n 4 --host-timing off " ICSIM_BUILD
+                   "/tests/progs/comm_free_inflight",
+             p ? "sibsutis-numa-ib" : "score-gige-xeon");
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+    cr_assert(strstr(out, "comm_free_inflight: 0 wrong"), "%s", out);
+    free(out);
+  }
+}

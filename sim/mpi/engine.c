@@ -37,6 +37,8 @@ struct entry {
                         * no SMPI stand-in is made or freed for it */
   int layer_args;      /* peer, tag and communicator are the layer's choice (its collectives): SMPI's
                         * receive may be posted without the PMPI wrapper (smpi_direct.cpp) */
+  int has_group;       /* a receive whose communicator was freed while it was in flight: */
+  MPI_Group group;     /* that communicator's group, to name its source when it lands */
   MPI_Request live;    /* the SMPI request in flight: the receive itself, or a persistent send's
                         * current non-blocking send */
   MPI_Status st;
@@ -156,6 +158,8 @@ static void remove_entry(struct entry *e)
     rt->engine_requests = (double)nentries;
   if (e->req != MPI_REQUEST_NULL && !e->internal)
     PMPI_Request_free(&e->req); /* not recycled: a Fortran handle of it would outlive it */
+  if (e->has_group)
+    PMPI_Group_free(&e->group);
   free(e);
 }
 
@@ -207,7 +211,13 @@ static void take(struct entry *e, const MPI_Status *st)
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt && e->kind == RECV && st->MPI_SOURCE >= 0 && !st->cancelled) {
     struct icsim_msg m;
-    int src = icsim_world_rank(e->comm, st->MPI_SOURCE);
+    int src;
+    if (e->has_group) { /* icsim_group_world_rank frees the group */
+      src = st->MPI_SOURCE == MPI_ANY_SOURCE ? st->MPI_SOURCE : icsim_group_world_rank(e->group, st->MPI_SOURCE);
+      e->has_group = 0;
+    } else {
+      src = icsim_world_rank(e->comm, st->MPI_SOURCE);
+    }
     icsim_fill_msg(rt, &m, src, e->owner, (size_t)(st->count > 0 ? st->count : 0), e->buf, st->MPI_TAG);
     icsim_occupy_cpu(icsim_runtime_recv_cpu(rt, &m));
   }
@@ -882,6 +892,32 @@ int MPI_Startall(int n, MPI_Request reqs[])
 }
 
 /* The application cancels through its stand-in: cancel the receive in flight. */
+/* A communicator freed while receives of the rank on it are in flight (MPI 3.1, 6.4.3: they
+ * complete normally): each keeps the communicator's group, through which its source is named when
+ * it lands (the communicator itself is gone by then). */
+static void comm_freed(MPI_Comm comm)
+{
+  int me = icsim_my_rank();
+  ensure_ranks(me);
+  for (struct entry *e = active_head[me]; e; e = e->anext)
+    if (e->kind == RECV && e->comm == comm && !e->has_group && PMPI_Comm_group(comm, &e->group) == MPI_SUCCESS)
+      e->has_group = 1;
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+  if (icsim_runtime_get() && comm && *comm != MPI_COMM_NULL)
+    comm_freed(*comm);
+  return PMPI_Comm_free(comm);
+}
+
+int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+  if (icsim_runtime_get() && comm && *comm != MPI_COMM_NULL)
+    comm_freed(*comm);
+  return PMPI_Comm_disconnect(comm);
+}
+
 /* Cancelling. SMPI's waitany reports a cancelled communication as nothing completed (it catches
  * the cancellation and returns MPI_UNDEFINED), so a wait of the layer that included one would never
  * end: the layer completes a cancelled request at once with SMPI's own wait, which ends
