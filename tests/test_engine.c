@@ -133,8 +133,10 @@ Test(engine, the_layers_own_receives_leave_nothing_open)
   }
 }
 
-/* Erroneous calls (tests/progs/coll_errors.c): with MPI_ERRORS_RETURN every collective returns
- * SMPI's error class before sending anything (the collectives after it still match), a program's
+/* Erroneous calls (tests/progs/coll_errors.c, which also runs clean under native MPICH): with
+ * MPI_ERRORS_RETURN every collective returns
+ * SMPI's error class before sending anything (the collectives after it still match), a truncated
+ * message is returned by MPI_Recv and as MPI_ERR_IN_STATUS by MPI_Waitall, a program's
  * own handler is called; with MPI_ERRORS_ARE_FATAL the first error stops the run naming the call. */
 Test(engine, erroneous_calls_return_their_error_or_stop_the_run)
 {

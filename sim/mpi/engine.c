@@ -401,9 +401,11 @@ static enum standing standing_of(MPI_Request r, struct entry **pe)
   return e->active ? WAITING : GONE; /* an inactive persistent receive counts as null */
 }
 
-/* Hand a taken receive back to the application. */
-static void give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
+/* Hand a taken receive back to the application. Returns its error (MPI_ERR_TRUNCATE when the
+ * message was longer than the buffer: SMPI puts it in the status it gives the engine). */
+static int give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
 {
+  int err = e->st.MPI_ERROR;
   if (st != MPI_STATUS_IGNORE)
     *st = e->st;
   e->done = 0;
@@ -411,7 +413,23 @@ static void give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
     remove_entry(e);
     *r = MPI_REQUEST_NULL;
   }
+  return err;
 }
+
+/* What a call completing several requests returns when one of them failed: MPI_ERR_IN_STATUS,
+ * each status saying which (MPI 3.1, 3.7.5), or the error itself when the statuses are ignored. */
+static int in_status(int first_err, MPI_Status *statuses)
+{
+  if (first_err == MPI_SUCCESS)
+    return MPI_SUCCESS;
+  return statuses == MPI_STATUSES_IGNORE ? first_err : MPI_ERR_IN_STATUS;
+}
+#define NOTE_ERR(var, err)                                                                                  \
+  do {                                                                                                     \
+    int e_ = (err);                                                                                        \
+    if (e_ != MPI_SUCCESS && (var) == MPI_SUCCESS)                                                         \
+      (var) = e_;                                                                                          \
+  } while (0)
 
 static MPI_Status *status_at(MPI_Status *sts, int i) { return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i]; }
 
@@ -489,11 +507,19 @@ static enum standing standing_cached(MPI_Request r, struct entry *e)
   return e->active ? WAITING : GONE;
 }
 
+static int wait_all(int n, MPI_Request reqs[], MPI_Status statuses[]);
+
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
   if (!icsim_runtime_get())
     return PMPI_Waitall(n, reqs, statuses);
+  return icsim_error(MPI_COMM_WORLD, "MPI_Waitall", wait_all(n, reqs, statuses));
+}
+
+static int wait_all(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
   icsim_charge_call("MPI_Waitall");
+  int err = MPI_SUCCESS;
   char *finished = calloc((size_t)(n > 0 ? n : 1), 1);
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   /* each request is looked up once: a block changes only the entry it takes (or a PMPI request
@@ -513,7 +539,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
       struct entry *e = ent[i];
       switch (standing_cached(reqs[i], e)) {
       case GONE: empty_status(status_at(statuses, i)); finished[i] = 1; break;
-      case TAKEN: give_back(&reqs[i], e, status_at(statuses, i)); finished[i] = 1; break;
+      case TAKEN: NOTE_ERR(err, give_back(&reqs[i], e, status_at(statuses, i))); finished[i] = 1; break;
       case WAITING: waiting++; break;
       case PMPI_OWNED: slots[nothers++] = i; break;
       }
@@ -524,6 +550,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     int g = block_once(reqs, slots, nothers, &st, &sc);
     if (g >= 0) {
       finished[g] = 1;
+      NOTE_ERR(err, st.MPI_ERROR);
       if (statuses != MPI_STATUSES_IGNORE)
         statuses[g] = st;
     }
@@ -541,13 +568,20 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
   free(ent);
   free(finished);
   free(slots);
-  return MPI_SUCCESS;
+  return in_status(err, statuses);
 }
+
+static int wait_any(int n, MPI_Request reqs[], int *index, MPI_Status *status);
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Waitany(n, reqs, index, status);
+  return icsim_error(MPI_COMM_WORLD, "MPI_Waitany", wait_any(n, reqs, index, status));
+}
+
+static int wait_any(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
   icsim_charge_call("MPI_Waitany");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   *index = MPI_UNDEFINED;
@@ -560,10 +594,10 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
       struct entry *e;
       enum standing s = standing_of(reqs[i], &e);
       if (s == TAKEN) {
-        give_back(&reqs[i], e, status);
+        int err = give_back(&reqs[i], e, status);
         *index = i;
         free(slots);
-        return MPI_SUCCESS;
+        return err;
       }
       waiting += s == WAITING;
       if (s == PMPI_OWNED)
@@ -578,7 +612,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
         *status = st;
       *index = got;
       free(slots);
-      return MPI_SUCCESS;
+      return st.MPI_ERROR;
     }
     if (got == -2 && waiting == 0)
       break;
@@ -593,14 +627,19 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
   if (!icsim_runtime_get())
     return PMPI_Wait(req, status);
   int index;
-  return MPI_Waitany(1, req, &index, status);
+  return icsim_error(MPI_COMM_WORLD, "MPI_Wait", wait_any(1, req, &index, status));
 }
 
-int icsim_engine_wait(MPI_Request *req, MPI_Status *status) { return MPI_Wait(req, status); }
+/* The layer's own waits (MPI_Send, MPI_Recv...): their caller hands an error to its communicator. */
+int icsim_engine_wait(MPI_Request *req, MPI_Status *status)
+{
+  int index;
+  return wait_any(1, req, &index, status);
+}
 
 /* Testsome and Waitsome: the taken receives, then what PMPI reports of the others. Returns the
  * count, or MPI_UNDEFINED when every request is null or inactive. */
-static int some(int n, MPI_Request reqs[], int *indices, MPI_Status statuses[], int *nwaiting)
+static int some(int n, MPI_Request reqs[], int *indices, MPI_Status statuses[], int *nwaiting, int *err)
 {
   icsim_engine_poll();
   int out = 0, nothers = 0, live = 0;
@@ -611,7 +650,7 @@ static int some(int n, MPI_Request reqs[], int *indices, MPI_Status statuses[], 
     switch (standing_of(reqs[i], &e)) {
     case GONE: break;
     case TAKEN:
-      give_back(&reqs[i], e, status_at(statuses, out));
+      NOTE_ERR(*err, give_back(&reqs[i], e, status_at(statuses, out)));
       indices[out++] = i;
       live++;
       break;
@@ -631,6 +670,7 @@ static int some(int n, MPI_Request reqs[], int *indices, MPI_Status statuses[], 
       live += nothers;
       for (int i = 0; i < got; i++) {
         indices[out] = slots[idx[i]];
+        NOTE_ERR(*err, sts[i].MPI_ERROR);
         if (statuses != MPI_STATUSES_IGNORE)
           statuses[out] = sts[i];
         out++;
@@ -651,11 +691,11 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
   if (!icsim_runtime_get())
     return PMPI_Testsome(n, reqs, outcount, indices, statuses);
   icsim_charge_call("MPI_Testsome");
-  int waiting;
-  *outcount = some(n, reqs, indices, statuses, &waiting);
+  int waiting, err = MPI_SUCCESS;
+  *outcount = some(n, reqs, indices, statuses, &waiting, &err);
   if (*outcount == 0)
     icsim_charge_poll();
-  return MPI_SUCCESS;
+  return icsim_error(MPI_COMM_WORLD, "MPI_Testsome", in_status(err, statuses));
 }
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
@@ -664,9 +704,10 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
   icsim_charge_call("MPI_Waitsome");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
+  int err = MPI_SUCCESS;
   for (;;) {
     int waiting;
-    *outcount = some(n, reqs, indices, statuses, &waiting);
+    *outcount = some(n, reqs, indices, statuses, &waiting, &err);
     if (*outcount != 0)
       break;
     /* nothing yet: block on everything, then look again */
@@ -680,6 +721,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     int got = block_once(reqs, slots, nothers, &st, NULL);
     if (got >= 0) {
       indices[0] = got;
+      NOTE_ERR(err, st.MPI_ERROR);
       if (statuses != MPI_STATUSES_IGNORE)
         statuses[0] = st;
       *outcount = 1;
@@ -691,7 +733,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     }
   }
   free(slots);
-  return MPI_SUCCESS;
+  return icsim_error(MPI_COMM_WORLD, "MPI_Waitsome", in_status(err, statuses));
 }
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
@@ -704,13 +746,13 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
   int rc = MPI_SUCCESS;
   switch (standing_of(*req, &e)) {
   case GONE: *flag = 1; empty_status(status); break;
-  case TAKEN: *flag = 1; give_back(req, e, status); break;
+  case TAKEN: *flag = 1; rc = give_back(req, e, status); break;
   case WAITING: *flag = 0; break;
   case PMPI_OWNED: rc = PMPI_Test(req, flag, status); break;
   }
   if (!*flag)
     icsim_charge_poll();
-  return rc;
+  return icsim_error(MPI_COMM_WORLD, "MPI_Test", rc);
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
@@ -719,7 +761,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
     return PMPI_Testany(n, reqs, index, flag, status);
   icsim_charge_call("MPI_Testany");
   icsim_engine_poll();
-  int waiting = 0, nothers = 0;
+  int waiting = 0, nothers = 0, rc = MPI_SUCCESS;
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   *flag = 0;
   *index = MPI_UNDEFINED;
@@ -727,7 +769,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
     struct entry *e;
     switch (standing_of(reqs[i], &e)) {
     case GONE: break;
-    case TAKEN: give_back(&reqs[i], e, status); *index = i; *flag = 1; break;
+    case TAKEN: rc = give_back(&reqs[i], e, status); *index = i; *flag = 1; break;
     case WAITING: waiting++; break;
     case PMPI_OWNED: slots[nothers++] = i; break;
     }
@@ -753,7 +795,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
   free(slots);
   if (!*flag)
     icsim_charge_poll();
-  return MPI_SUCCESS;
+  return icsim_error(MPI_COMM_WORLD, "MPI_Testany", rc);
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
@@ -762,7 +804,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
     return PMPI_Testall(n, reqs, flag, statuses);
   icsim_charge_call("MPI_Testall");
   icsim_engine_poll();
-  int nothers = 0;
+  int nothers = 0, err = MPI_SUCCESS;
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   *flag = 1;
   for (int i = 0; i < n; i++) {
@@ -783,6 +825,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
     if (*flag)
       for (int i = 0; i < nothers; i++) {
         reqs[slots[i]] = sub[i];
+        NOTE_ERR(err, sts[i].MPI_ERROR);
         if (statuses != MPI_STATUSES_IGNORE)
           statuses[slots[i]] = sts[i];
       }
@@ -794,14 +837,14 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
       struct entry *e;
       enum standing s = standing_of(reqs[i], &e);
       if (s == TAKEN)
-        give_back(&reqs[i], e, status_at(statuses, i));
+        NOTE_ERR(err, give_back(&reqs[i], e, status_at(statuses, i)));
       else if (s == GONE)
         empty_status(status_at(statuses, i));
     }
   else
     icsim_charge_poll();
   free(slots);
-  return MPI_SUCCESS;
+  return icsim_error(MPI_COMM_WORLD, "MPI_Testall", in_status(err, statuses));
 }
 
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)

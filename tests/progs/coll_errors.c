@@ -1,6 +1,7 @@
 /* Erroneous calls a program may make, each on every rank: a collective with an uncommitted type,
  * a negative count, a null buffer holding data, a root out of range, a null operation, a null
- * request; a send to a rank out of range. With MPI_ERRORS_RETURN on the
+ * request; a send to a rank out of range; a message longer than its receive buffer (MPI_Recv,
+ * MPI_Waitall: MPI_ERR_IN_STATUS). With MPI_ERRORS_RETURN on the
  * communicator each call must return its error class at once, having sent nothing, so that the
  * collectives after it still match and the program ends; a handler of the program's own must be
  * called with the code. Prints "coll_errors: N wrong" (rank 0).
@@ -39,20 +40,45 @@ int main(int argc, char **argv)
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   int fatal = argc > 1 && strcmp(argv[1], "fatal") == 0;
-  if (!fatal)
+  if (!fatal) { /* the world's too: completion calls (MPI_Waitall) report to it, having no communicator */
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
   int sb[64] = {0}, rb[64] = {0};
   MPI_Datatype loose;
   MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
   MPI_Request req;
+  int rc;
   bad += expect("alltoall, uncommitted type", MPI_Alltoall(sb, 1, loose, rb, 1, loose, comm), MPI_ERR_TYPE);
   bad += expect("alltoall, negative count", MPI_Alltoall(sb, -1, MPI_INT, rb, -1, MPI_INT, comm), MPI_ERR_COUNT);
   bad += expect("bcast, null buffer", MPI_Bcast(NULL, 4, MPI_INT, 0, comm), MPI_ERR_BUFFER);
   bad += expect("bcast, root out of range", MPI_Bcast(sb, 4, MPI_INT, n, comm), MPI_ERR_ROOT);
   bad += expect("allreduce, null op", MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_OP_NULL, comm), MPI_ERR_OP);
-  bad += expect("ibcast, null request", MPI_Ibcast(sb, 1, MPI_INT, 0, comm, NULL), MPI_ERR_REQUEST);
+  rc = MPI_Ibcast(sb, 1, MPI_INT, 0, comm, NULL); /* SMPI says MPI_ERR_REQUEST, MPICH MPI_ERR_ARG */
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS)
+    MPI_Error_class(rc, &cls);
+  bad += expect("ibcast, null request", rc, cls == MPI_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_REQUEST);
   bad += expect("ialltoall, uncommitted type", MPI_Ialltoall(sb, 1, loose, rb, 1, loose, comm, &req), MPI_ERR_TYPE);
   bad += expect("send, rank out of range", MPI_Send(sb, 1, MPI_INT, n, 0, comm), MPI_ERR_RANK);
+  /* a message longer than the receive buffer: MPI_Recv returns the truncation; MPI_Waitall returns
+   * MPI_ERR_IN_STATUS with the truncation in that request's status and success in the other's */
+  int two[2] = {1, 2}, one = 0;
+  int right = (rank + 1) % n, left = (rank + n - 1) % n;
+  MPI_Request rr[2];
+  MPI_Status sts[2];
+  MPI_Isend(two, 2, MPI_INT, right, 5, comm, &rr[0]);
+  bad += expect("recv, message truncated", MPI_Recv(&one, 1, MPI_INT, left, 5, comm, MPI_STATUS_IGNORE),
+                MPI_ERR_TRUNCATE);
+  MPI_Wait(&rr[0], MPI_STATUS_IGNORE);
+  MPI_Irecv(&one, 1, MPI_INT, left, 6, comm, &rr[0]);
+  MPI_Isend(two, 2, MPI_INT, right, 6, comm, &rr[1]);
+  bad += expect("waitall, one message truncated", MPI_Waitall(2, rr, sts), MPI_ERR_IN_STATUS);
+  bad += expect("its status", sts[0].MPI_ERROR, MPI_ERR_TRUNCATE);
+  if (sts[1].MPI_ERROR != MPI_ERR_PENDING) /* MPICH stops at the first error: the rest "pending" */
+    bad += expect("the other status", sts[1].MPI_ERROR, MPI_SUCCESS);
+  if (rr[1] != MPI_REQUEST_NULL)
+    MPI_Wait(&rr[1], MPI_STATUS_IGNORE);
   /* the collectives still match: every rank took every error above without sending */
   for (int i = 0; i < n; i++)
     sb[i] = 100 * rank + i;
@@ -63,7 +89,7 @@ int main(int argc, char **argv)
   MPI_Errhandler mine;
   MPI_Comm_create_errhandler(on_error, &mine);
   MPI_Comm_set_errhandler(comm, mine);
-  int rc = MPI_Bcast(sb, 1, MPI_INT, -1, comm);
+  rc = MPI_Bcast(sb, 1, MPI_INT, -1, comm);
   bad += expect("bcast, negative root, own handler", rc, MPI_ERR_ROOT);
   bad += handled != 1 || last_code != rc;
   MPI_Errhandler_free(&mine);
