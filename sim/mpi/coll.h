@@ -26,6 +26,9 @@
 struct icsim_coll {
   MPI_Comm comm; /* the shadow (or, for a one-rank communicator, the user's: nothing is sent) */
   int n, me;
+  int tag; /* the operation's own (ICSIM_COLL_TAG + its place in coll_comm.c's list), as MPICH gives
+            * each collective a tag: a message an erroneous call left behind (counts that disagree)
+            * cannot match a later collective of another kind */
 };
 
 /* Entry of every collective. Returns 0 when the call must go to SMPI's PMPI_* (outside icsim,
@@ -81,6 +84,8 @@ ICSIM_HIDDEN int icsim_coll_isend(const struct icsim_coll *c, const void *buf, i
 ICSIM_HIDDEN int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src,
                                   MPI_Request *req);
 ICSIM_HIDDEN int icsim_coll_waitall(int n, MPI_Request *reqs);
+/* What a collective returns: RC (the algorithm's) or else the first error of its messages. */
+ICSIM_HIDDEN int icsim_coll_result(int rc);
 
 /* Buffers and datatypes, all local (no message, nothing through SMPI's network). */
 /* A user buffer as an address: MPI_BOTTOM is address 0 (absolute displacements). */

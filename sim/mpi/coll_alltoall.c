@@ -285,7 +285,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   if (!icsim_coll_enter("MPI_Alltoall", comm, 0, &c))
     return icsim_error(comm, "MPI_Alltoall", PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
   int rc = icsim_check_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  return icsim_error(comm, "MPI_Alltoall", rc != MPI_SUCCESS ? rc : icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype));
+  return icsim_error(comm, "MPI_Alltoall", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype)));
 }
 
 int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
@@ -295,7 +295,7 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
   if (!icsim_coll_enter("MPI_Alltoallv", comm, 0, &c))
     return icsim_error(comm, "MPI_Alltoallv", PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
   int rc = icsim_check_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
-  return icsim_error(comm, "MPI_Alltoallv", rc != MPI_SUCCESS ? rc : icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype));
+  return icsim_error(comm, "MPI_Alltoallv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype)));
 }
 
 int MPI_Alltoallw(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes, void *rbuf,
@@ -305,5 +305,5 @@ int MPI_Alltoallw(const void *sbuf, const int *scounts, const int *sdispls, cons
   if (!icsim_coll_enter("MPI_Alltoallw", comm, 0, &c))
     return icsim_error(comm, "MPI_Alltoallw", PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm));
   int rc = icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
-  return icsim_error(comm, "MPI_Alltoallw", rc != MPI_SUCCESS ? rc : icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes));
+  return icsim_error(comm, "MPI_Alltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes)));
 }

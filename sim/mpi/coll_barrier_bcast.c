@@ -130,7 +130,7 @@ int MPI_Barrier(MPI_Comm comm)
   if (!icsim_coll_enter("MPI_Barrier", comm, 0, &c))
     return icsim_error(comm, "MPI_Barrier", PMPI_Barrier(comm));
   int rc = MPI_SUCCESS;
-  return icsim_error(comm, "MPI_Barrier", rc != MPI_SUCCESS ? rc : icsim_barrier(&c));
+  return icsim_error(comm, "MPI_Barrier", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_barrier(&c)));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
@@ -139,5 +139,5 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
   if (!icsim_coll_enter("MPI_Bcast", comm, 0, &c))
     return icsim_error(comm, "MPI_Bcast", PMPI_Bcast(buf, count, type, root, comm));
   int rc = icsim_check_bcast(&c, buf, count, type, root);
-  return icsim_error(comm, "MPI_Bcast", rc != MPI_SUCCESS ? rc : icsim_bcast(&c, buf, count, type, root));
+  return icsim_error(comm, "MPI_Bcast", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_bcast(&c, buf, count, type, root)));
 }

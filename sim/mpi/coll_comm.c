@@ -20,10 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "coll.h"
 #include "layer.h"
 #include "runtime.h"
+
+static int *err_slot(void);
 
 struct shadow {
   MPI_Comm coll, nbc; /* blocking and non-blocking collectives, MPI_COMM_NULL until first used */
@@ -83,8 +86,31 @@ static MPI_Comm make_shadow(MPI_Comm comm)
   icsim_runtime_internal_enter(icsim_runtime_get());
   PMPI_Comm_create(comm, g, &dup);
   icsim_runtime_internal_leave(icsim_runtime_get());
+  /* its messages' errors (a truncation: the program's counts disagree) come back to the collective,
+   * which hands them to the program's communicator; SMPI would stop at once on a fatal handler */
+  if (dup != MPI_COMM_NULL)
+    PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   PMPI_Group_free(&g);
   return dup;
+}
+
+/* The operations, in the order that gives their tags (a non-blocking form shares its blocking
+ * form's: the two run on different shadows). */
+static const char *const ops[] = {"Barrier",   "Bcast",     "Gather",    "Gatherv",        "Scatter",
+                                  "Scatterv",  "Allgather", "Allgatherv", "Alltoall",      "Alltoallv",
+                                  "Alltoallw", "Reduce",    "Allreduce", "Reduce_scatter", "Reduce_scatter_block",
+                                  "Scan",      "Exscan"};
+
+static int tag_of(const char *call)
+{
+  const char *op = call + 4; /* after "MPI_" */
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+      if (strcasecmp(op, ops[i]) == 0)
+        return ICSIM_COLL_TAG + (int)i;
+    op++; /* MPI_Ixxx */
+  }
+  return ICSIM_COLL_TAG;
 }
 
 int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c)
@@ -103,6 +129,8 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
   }
   PMPI_Comm_size(comm, &c->n);
   PMPI_Comm_rank(comm, &c->me);
+  c->tag = tag_of(call);
+  *err_slot() = MPI_SUCCESS;
   if (c->n == 1) {
     c->comm = comm;
     return 1;
@@ -123,21 +151,52 @@ int icsim_coll_done_request(MPI_Request *req) { return PMPI_Ibarrier(MPI_COMM_SE
 /* An address holding data is given to SMPI as MPI_BOTTOM when it is 0 (absolute addressing). */
 static void *arg(const void *buf, int count) { return buf == NULL && count > 0 ? MPI_BOTTOM : (void *)buf; }
 
+/* The first error of the rank's collective in progress (by world rank): the algorithms go on
+ * through their steps (so that the other ranks are not left waiting) and the collective returns it. */
+static int *coll_err;
+static int coll_err_n;
+
+static int *err_slot(void)
+{
+  int me = icsim_my_rank();
+  if (me >= coll_err_n) {
+    int n = 2 * (me + 1);
+    coll_err = realloc(coll_err, (size_t)n * sizeof *coll_err);
+    memset(coll_err + coll_err_n, 0, (size_t)(n - coll_err_n) * sizeof *coll_err);
+    coll_err_n = n;
+  }
+  return &coll_err[me];
+}
+
+static int note(int rc)
+{
+  if (rc != MPI_SUCCESS && *err_slot() == MPI_SUCCESS)
+    *err_slot() = rc;
+  return rc;
+}
+
+int icsim_coll_result(int rc)
+{
+  int *slot = err_slot(), first = *slot;
+  *slot = MPI_SUCCESS;
+  return rc != MPI_SUCCESS ? rc : first;
+}
+
 int icsim_coll_send(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst)
 {
-  return MPI_Send(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm);
+  return note(MPI_Send(arg(buf, count), count, t, dst, c->tag, c->comm));
 }
 
 int icsim_coll_recv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src)
 {
-  return MPI_Recv(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE);
+  return note(MPI_Recv(arg(buf, count), count, t, src, c->tag, c->comm, MPI_STATUS_IGNORE));
 }
 
 int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, int dst,
                         void *rbuf, int rcount, MPI_Datatype rtype, int src)
 {
-  return icsim_sendrecv(arg(sbuf, scount), scount, stype, dst, ICSIM_COLL_TAG, arg(rbuf, rcount), rcount, rtype, src,
-                        ICSIM_COLL_TAG, c->comm, MPI_STATUS_IGNORE, 1);
+  return note(icsim_sendrecv(arg(sbuf, scount), scount, stype, dst, c->tag, arg(rbuf, rcount), rcount, rtype,
+                             src, c->tag, c->comm, MPI_STATUS_IGNORE, 1));
 }
 
 /* A synchronous send. A detached send (what SMPI makes of a small one) lives in one global list of
@@ -153,8 +212,8 @@ int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI
                      MPI_Request *req)
 {
   icsim_charge_call("MPI_Issend");
-  icsim_charge_send(arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm);
-  return icsim_layer_isend(1, arg(buf, count), count, t, dst, ICSIM_COLL_TAG, c->comm, req);
+  icsim_charge_send(arg(buf, count), count, t, dst, c->tag, c->comm);
+  return note(icsim_layer_isend(1, arg(buf, count), count, t, dst, c->tag, c->comm, req));
 }
 
 /* The layer's MPI_Irecv (its call charge included) on a receive of the layer's own: the handle
@@ -162,10 +221,13 @@ int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI
 int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src, MPI_Request *req)
 {
   icsim_charge_call("MPI_Irecv");
-  return icsim_engine_irecv_internal(arg(buf, count), count, t, src, ICSIM_COLL_TAG, c->comm, req, 1);
+  return note(icsim_engine_irecv_internal(arg(buf, count), count, t, src, c->tag, c->comm, req, 1));
 }
 
-int icsim_coll_waitall(int n, MPI_Request *reqs) { return n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : 0; }
+int icsim_coll_waitall(int n, MPI_Request *reqs)
+{
+  return n > 0 ? note(icsim_engine_waitall(n, reqs, MPI_STATUSES_IGNORE)) : MPI_SUCCESS;
+}
 
 char *icsim_coll_addr(const void *buf) { return buf == MPI_BOTTOM ? NULL : (char *)buf; }
 

@@ -280,7 +280,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
   if (!icsim_coll_enter("MPI_Gather", comm, 0, &c))
     return icsim_error(comm, "MPI_Gather", PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
   int rc = icsim_check_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Gather", rc != MPI_SUCCESS ? rc : icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root));
+  return icsim_error(comm, "MPI_Gather", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root)));
 }
 
 int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
@@ -290,7 +290,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
   if (!icsim_coll_enter("MPI_Gatherv", comm, 0, &c))
     return icsim_error(comm, "MPI_Gatherv", PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
   int rc = icsim_check_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
-  return icsim_error(comm, "MPI_Gatherv", rc != MPI_SUCCESS ? rc : icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root));
+  return icsim_error(comm, "MPI_Gatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root)));
 }
 
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -300,7 +300,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
   if (!icsim_coll_enter("MPI_Scatter", comm, 0, &c))
     return icsim_error(comm, "MPI_Scatter", PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
   int rc = icsim_check_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Scatter", rc != MPI_SUCCESS ? rc : icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root));
+  return icsim_error(comm, "MPI_Scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root)));
 }
 
 int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf, int rcount,
@@ -310,7 +310,7 @@ int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Da
   if (!icsim_coll_enter("MPI_Scatterv", comm, 0, &c))
     return icsim_error(comm, "MPI_Scatterv", PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
   int rc = icsim_check_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Scatterv", rc != MPI_SUCCESS ? rc : icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root));
+  return icsim_error(comm, "MPI_Scatterv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root)));
 }
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -320,7 +320,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   if (!icsim_coll_enter("MPI_Allgather", comm, 0, &c))
     return icsim_error(comm, "MPI_Allgather", PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
   int rc = icsim_check_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  return icsim_error(comm, "MPI_Allgather", rc != MPI_SUCCESS ? rc : icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype));
+  return icsim_error(comm, "MPI_Allgather", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype)));
 }
 
 int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -330,5 +330,5 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   if (!icsim_coll_enter("MPI_Allgatherv", comm, 0, &c))
     return icsim_error(comm, "MPI_Allgatherv", PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
   int rc = icsim_check_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
-  return icsim_error(comm, "MPI_Allgatherv", rc != MPI_SUCCESS ? rc : icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype));
+  return icsim_error(comm, "MPI_Allgatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype)));
 }

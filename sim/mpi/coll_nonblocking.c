@@ -36,7 +36,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
   if (!icsim_coll_enter("MPI_Ibarrier", comm, 1, &c))
     return icsim_error(comm, "MPI_Ibarrier", PMPI_Ibarrier(comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : MPI_SUCCESS;
-  return icsim_error(comm, "MPI_Ibarrier", rc != MPI_SUCCESS ? rc : finish(icsim_barrier(&c), req));
+  return icsim_error(comm, "MPI_Ibarrier", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_barrier(&c), req)));
 }
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
@@ -45,7 +45,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   if (!icsim_coll_enter("MPI_Ibcast", comm, 1, &c))
     return icsim_error(comm, "MPI_Ibcast", PMPI_Ibcast(buf, count, type, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_bcast(&c, buf, count, type, root);
-  return icsim_error(comm, "MPI_Ibcast", rc != MPI_SUCCESS ? rc : finish(icsim_bcast(&c, buf, count, type, root), req));
+  return icsim_error(comm, "MPI_Ibcast", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_bcast(&c, buf, count, type, root), req)));
 }
 
 int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
@@ -55,7 +55,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
   if (!icsim_coll_enter("MPI_Ireduce", comm, 1, &c))
     return icsim_error(comm, "MPI_Ireduce", PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce(&c, sbuf, rbuf, count, type, op, root);
-  return icsim_error(comm, "MPI_Ireduce", rc != MPI_SUCCESS ? rc : finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req));
+  return icsim_error(comm, "MPI_Ireduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req)));
 }
 
 int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -65,7 +65,7 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
   if (!icsim_coll_enter("MPI_Iallreduce", comm, 1, &c))
     return icsim_error(comm, "MPI_Iallreduce", PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allreduce(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Iallreduce", rc != MPI_SUCCESS ? rc : finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req));
+  return icsim_error(comm, "MPI_Iallreduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req)));
 }
 
 int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
@@ -75,7 +75,7 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Da
   if (!icsim_coll_enter("MPI_Ireduce_scatter", comm, 1, &c))
     return icsim_error(comm, "MPI_Ireduce_scatter", PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op);
-  return icsim_error(comm, "MPI_Ireduce_scatter", rc != MPI_SUCCESS ? rc : finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req));
+  return icsim_error(comm, "MPI_Ireduce_scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req)));
 }
 
 int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -85,7 +85,7 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
   if (!icsim_coll_enter("MPI_Ireduce_scatter_block", comm, 1, &c))
     return icsim_error(comm, "MPI_Ireduce_scatter_block", PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, rcount, type, op);
-  return icsim_error(comm, "MPI_Ireduce_scatter_block", rc != MPI_SUCCESS ? rc : finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req));
+  return icsim_error(comm, "MPI_Ireduce_scatter_block", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req)));
 }
 
 int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
@@ -94,7 +94,7 @@ int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op
   if (!icsim_coll_enter("MPI_Iscan", comm, 1, &c))
     return icsim_error(comm, "MPI_Iscan", PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Iscan", rc != MPI_SUCCESS ? rc : finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req));
+  return icsim_error(comm, "MPI_Iscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req)));
 }
 
 int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -104,7 +104,7 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
   if (!icsim_coll_enter("MPI_Iexscan", comm, 1, &c))
     return icsim_error(comm, "MPI_Iexscan", PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Iexscan", rc != MPI_SUCCESS ? rc : finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req));
+  return icsim_error(comm, "MPI_Iexscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req)));
 }
 
 int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -114,7 +114,7 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
   if (!icsim_coll_enter("MPI_Igather", comm, 1, &c))
     return icsim_error(comm, "MPI_Igather", PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Igather", rc != MPI_SUCCESS ? rc : finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req));
+  return icsim_error(comm, "MPI_Igather", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req)));
 }
 
 int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
@@ -124,7 +124,7 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
   if (!icsim_coll_enter("MPI_Igatherv", comm, 1, &c))
     return icsim_error(comm, "MPI_Igatherv", PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
-  return icsim_error(comm, "MPI_Igatherv", rc != MPI_SUCCESS ? rc : finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req));
+  return icsim_error(comm, "MPI_Igatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req)));
 }
 
 int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -134,7 +134,7 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   if (!icsim_coll_enter("MPI_Iscatter", comm, 1, &c))
     return icsim_error(comm, "MPI_Iscatter", PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Iscatter", rc != MPI_SUCCESS ? rc : finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req));
+  return icsim_error(comm, "MPI_Iscatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req)));
 }
 
 int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
@@ -144,7 +144,7 @@ int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_D
   if (!icsim_coll_enter("MPI_Iscatterv", comm, 1, &c))
     return icsim_error(comm, "MPI_Iscatterv", PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Iscatterv", rc != MPI_SUCCESS ? rc : finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req));
+  return icsim_error(comm, "MPI_Iscatterv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req)));
 }
 
 int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -154,7 +154,7 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   if (!icsim_coll_enter("MPI_Iallgather", comm, 1, &c))
     return icsim_error(comm, "MPI_Iallgather", PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  return icsim_error(comm, "MPI_Iallgather", rc != MPI_SUCCESS ? rc : finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req));
+  return icsim_error(comm, "MPI_Iallgather", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req)));
 }
 
 int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -164,7 +164,7 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
   if (!icsim_coll_enter("MPI_Iallgatherv", comm, 1, &c))
     return icsim_error(comm, "MPI_Iallgatherv", PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
-  return icsim_error(comm, "MPI_Iallgatherv", rc != MPI_SUCCESS ? rc : finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req));
+  return icsim_error(comm, "MPI_Iallgatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req)));
 }
 
 int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -174,7 +174,7 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   if (!icsim_coll_enter("MPI_Ialltoall", comm, 1, &c))
     return icsim_error(comm, "MPI_Ialltoall", PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  return icsim_error(comm, "MPI_Ialltoall", rc != MPI_SUCCESS ? rc : finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req));
+  return icsim_error(comm, "MPI_Ialltoall", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req)));
 }
 
 int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
@@ -184,7 +184,7 @@ int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
   if (!icsim_coll_enter("MPI_Ialltoallv", comm, 1, &c))
     return icsim_error(comm, "MPI_Ialltoallv", PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
-  return icsim_error(comm, "MPI_Ialltoallv", rc != MPI_SUCCESS ? rc : finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req));
+  return icsim_error(comm, "MPI_Ialltoallv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req)));
 }
 
 int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes, void *rbuf,
@@ -195,5 +195,5 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
   if (!icsim_coll_enter("MPI_Ialltoallw", comm, 1, &c))
     return icsim_error(comm, "MPI_Ialltoallw", PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
-  return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req));
+  return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req)));
 }

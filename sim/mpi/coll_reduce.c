@@ -437,7 +437,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
   if (!icsim_coll_enter("MPI_Reduce", comm, 0, &c))
     return icsim_error(comm, "MPI_Reduce", PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
   int rc = icsim_check_reduce(&c, sbuf, rbuf, count, type, op, root);
-  return icsim_error(comm, "MPI_Reduce", rc != MPI_SUCCESS ? rc : icsim_reduce(&c, sbuf, rbuf, count, type, op, root));
+  return icsim_error(comm, "MPI_Reduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_reduce(&c, sbuf, rbuf, count, type, op, root)));
 }
 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
@@ -446,7 +446,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
   if (!icsim_coll_enter("MPI_Allreduce", comm, 0, &c))
     return icsim_error(comm, "MPI_Allreduce", PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
   int rc = icsim_check_allreduce(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Allreduce", rc != MPI_SUCCESS ? rc : icsim_allreduce(&c, sbuf, rbuf, count, type, op));
+  return icsim_error(comm, "MPI_Allreduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_allreduce(&c, sbuf, rbuf, count, type, op)));
 }
 
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
@@ -456,7 +456,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Dat
   if (!icsim_coll_enter("MPI_Reduce_scatter", comm, 0, &c))
     return icsim_error(comm, "MPI_Reduce_scatter", PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
   int rc = icsim_check_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op);
-  return icsim_error(comm, "MPI_Reduce_scatter", rc != MPI_SUCCESS ? rc : icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op));
+  return icsim_error(comm, "MPI_Reduce_scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op)));
 }
 
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
@@ -465,7 +465,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
   if (!icsim_coll_enter("MPI_Reduce_scatter_block", comm, 0, &c))
     return icsim_error(comm, "MPI_Reduce_scatter_block", PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
   int rc = icsim_check_scan(&c, sbuf, rbuf, rcount, type, op);
-  return icsim_error(comm, "MPI_Reduce_scatter_block", rc != MPI_SUCCESS ? rc : icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op));
+  return icsim_error(comm, "MPI_Reduce_scatter_block", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op)));
 }
 
 int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
@@ -474,7 +474,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op 
   if (!icsim_coll_enter("MPI_Scan", comm, 0, &c))
     return icsim_error(comm, "MPI_Scan", PMPI_Scan(sbuf, rbuf, count, type, op, comm));
   int rc = icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Scan", rc != MPI_SUCCESS ? rc : icsim_scan(&c, sbuf, rbuf, count, type, op, 0));
+  return icsim_error(comm, "MPI_Scan", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scan(&c, sbuf, rbuf, count, type, op, 0)));
 }
 
 int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
@@ -483,5 +483,5 @@ int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
   if (!icsim_coll_enter("MPI_Exscan", comm, 0, &c))
     return icsim_error(comm, "MPI_Exscan", PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
   int rc = icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Exscan", rc != MPI_SUCCESS ? rc : icsim_scan(&c, sbuf, rbuf, count, type, op, 1));
+  return icsim_error(comm, "MPI_Exscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scan(&c, sbuf, rbuf, count, type, op, 1)));
 }

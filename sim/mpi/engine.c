@@ -509,6 +509,10 @@ static enum standing standing_cached(MPI_Request r, struct entry *e)
 
 static int wait_all(int n, MPI_Request reqs[], MPI_Status statuses[]);
 
+/* The layer's own waits on several requests (MPI_Sendrecv, the collectives): the caller hands an
+ * error to the communicator it concerns. */
+int icsim_engine_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) { return wait_all(n, reqs, statuses); }
+
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
   if (!icsim_runtime_get())

@@ -114,10 +114,10 @@ int icsim_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, i
                   : PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &r[1]);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = MPI_Waitall(2, r, st);
+  rc = icsim_engine_waitall(2, r, st);
   if (status != MPI_STATUS_IGNORE)
     *status = st[0];
-  return rc;
+  return rc == MPI_ERR_IN_STATUS ? (st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR) : rc;
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
