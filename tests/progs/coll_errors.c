@@ -1,6 +1,7 @@
 /* Erroneous calls a program may make, each on every rank: a collective with an uncommitted type,
  * a negative count, a null buffer holding data, a root out of range, a null operation, a null
- * request; a send to a rank out of range; a message longer than its receive buffer (MPI_Recv,
+ * request; a gather whose root's count is too small (only the root can tell); a send to a rank out
+ * of range; a message longer than its receive buffer (MPI_Recv,
  * MPI_Waitall: MPI_ERR_IN_STATUS). With MPI_ERRORS_RETURN on the
  * communicator each call must return its error class at once, having sent nothing, so that the
  * collectives after it still match and the program ends; a handler of the program's own must be
@@ -61,6 +62,10 @@ int main(int argc, char **argv)
   bad += expect("ibcast, null request", rc, cls == MPI_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_REQUEST);
   bad += expect("ialltoall, uncommitted type", MPI_Ialltoall(sb, 1, loose, rb, 1, loose, comm, &req), MPI_ERR_TYPE);
   bad += expect("send, rank out of range", MPI_Send(sb, 1, MPI_INT, n, 0, comm), MPI_ERR_RANK);
+  /* counts that disagree: only the root can tell (it returns the truncation without receiving); the
+   * others' blocks are left unreceived and must not match any later collective */
+  bad += expect("gather, root's count too small", MPI_Gather(sb, 2, MPI_INT, rb, rank == 0 ? 1 : 2, MPI_INT, 0, comm),
+                rank == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
   /* a message longer than the receive buffer: MPI_Recv returns the truncation; MPI_Waitall returns
    * MPI_ERR_IN_STATUS with the truncation in that request's status and success in the other's */
   int two[2] = {1, 2}, one = 0;
