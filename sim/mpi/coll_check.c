@@ -23,9 +23,55 @@ static int buf_ok(const void *b, int n) { return b == NULL && n > 0 ? MPI_ERR_BU
 static int not_in_place(const void *b) { return b == MPI_IN_PLACE ? MPI_ERR_BUFFER : MPI_SUCCESS; }
 static int root_ok(const struct icsim_coll *c, int root) { return root < 0 || root >= c->n ? MPI_ERR_ROOT : MPI_SUCCESS; }
 static int ptr_ok(const void *p, int err) { return p == NULL ? err : MPI_SUCCESS; }
-static int op_ok(MPI_Op op)
+/* The kinds of predefined types SMPI 3.32 tells apart for reductions (its DT_FLAG_*), and which
+ * kinds each predefined operation takes (smpi_op.cpp), as MPI 3.1, 5.9.2 lists them. */
+enum { C_INT = 1, F_INT = 2, FP = 4, MULTI = 8, CPLX = 16, LOGIC = 32, BYTE = 64, PAIR = 128 };
+
+static int kind_of(MPI_Datatype t)
 {
-  return op == MPI_OP_NULL || op == MPI_REPLACE || op == MPI_NO_OP ? MPI_ERR_OP : MPI_SUCCESS;
+  if (t == MPI_BYTE)
+    return BYTE;
+  if (t == MPI_CHAR || t == MPI_INT || t == MPI_INT16_T || t == MPI_INT32_T || t == MPI_INT64_T || t == MPI_INT8_T ||
+      t == MPI_LONG || t == MPI_LONG_LONG || t == MPI_SHORT || t == MPI_SIGNED_CHAR || t == MPI_UINT16_T ||
+      t == MPI_UINT32_T || t == MPI_UINT64_T || t == MPI_UINT8_T || t == MPI_UNSIGNED || t == MPI_UNSIGNED_CHAR ||
+      t == MPI_UNSIGNED_LONG || t == MPI_UNSIGNED_LONG_LONG || t == MPI_UNSIGNED_SHORT)
+    return C_INT;
+  if (t == MPI_FLOAT || t == MPI_DOUBLE || t == MPI_LONG_DOUBLE)
+    return FP;
+  if (t == MPI_C_BOOL)
+    return LOGIC;
+  if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX || t == MPI_C_LONG_DOUBLE_COMPLEX)
+    return CPLX;
+  if (t == MPI_2DOUBLE || t == MPI_2FLOAT || t == MPI_2INT || t == MPI_2LONG || t == MPI_DOUBLE_INT ||
+      t == MPI_FLOAT_INT || t == MPI_LONG_DOUBLE_INT || t == MPI_LONG_INT || t == MPI_SHORT_INT)
+    return PAIR;
+  if (t == MPI_AINT || t == MPI_COUNT || t == MPI_OFFSET)
+    return MULTI;
+  return 0; /* a derived or another type: not judged here */
+}
+
+static int kinds_taken(MPI_Op op)
+{
+  const int max = C_INT | F_INT | FP | MULTI;
+  if (op == MPI_MAX || op == MPI_MIN)
+    return max;
+  if (op == MPI_SUM || op == MPI_PROD)
+    return max | CPLX;
+  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+    return C_INT | FP | LOGIC | MULTI;
+  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+    return C_INT | F_INT | BYTE | MULTI;
+  if (op == MPI_MAXLOC || op == MPI_MINLOC)
+    return PAIR;
+  return 0; /* the program's own operation: any type */
+}
+
+static int op_ok(MPI_Op op, MPI_Datatype t)
+{
+  if (op == MPI_OP_NULL || op == MPI_REPLACE || op == MPI_NO_OP)
+    return MPI_ERR_OP;
+  int taken = kinds_taken(op), kind = kind_of(t);
+  return taken && kind && !(taken & kind) ? MPI_ERR_OP : MPI_SUCCESS;
 }
 
 /* Bytes of COUNT elements of T (T already checked). */
@@ -251,7 +297,7 @@ int icsim_check_reduce(const struct icsim_coll *c, const void *sbuf, const void 
     TRY(not_in_place(rbuf));
     TRY(buf_ok(rbuf, count));
   }
-  TRY(op_ok(op));
+  TRY(op_ok(op, t));
   return root_ok(c, root);
 }
 
@@ -261,7 +307,7 @@ int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const vo
   (void)c;
   TRY(not_in_place(rbuf));
   TRY(type_ok(t));
-  TRY(op_ok(op));
+  TRY(op_ok(op, t));
   TRY(count_ok(count));
   TRY(buf_ok(sbuf, count));
   return buf_ok(rbuf, count);
@@ -276,7 +322,7 @@ int icsim_check_scan(const struct icsim_coll *c, const void *sbuf, const void *r
   TRY(count_ok(count));
   TRY(buf_ok(sbuf, count));
   TRY(buf_ok(rbuf, count));
-  return op_ok(op);
+  return op_ok(op, t);
 }
 
 int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, const void *rbuf, const int *rcounts,
@@ -285,7 +331,7 @@ int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, con
   TRY(not_in_place(rbuf));
   TRY(type_ok(t));
   TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
-  TRY(op_ok(op));
+  TRY(op_ok(op, t));
   for (int i = 0; i < c->n; i++) {
     TRY(count_ok(rcounts[i]));
     TRY(buf_ok(sbuf, rcounts[i]));

@@ -1,11 +1,11 @@
 /* Erroneous calls a program may make, each on every rank: a collective with an uncommitted type,
- * a negative count, a null buffer holding data, a root out of range, a null operation, a null
- * request; a gather whose root's count is too small (only the root can tell); a send to a rank out
- * of range; a message longer than its receive buffer (MPI_Recv,
- * MPI_Waitall: MPI_ERR_IN_STATUS). With MPI_ERRORS_RETURN on the
- * communicator each call must return its error class at once, having sent nothing, so that the
- * collectives after it still match and the program ends; a handler of the program's own must be
- * called with the code. Prints "coll_errors: N wrong" (rank 0).
+ * a negative count, a null buffer holding data, a root out of range, a null operation, an operation
+ * the type does not take (the maximum of bytes), a null request; a gather whose root's count is too
+ * small (only the root can tell); a send to a rank out of range; a message longer than its receive
+ * buffer (MPI_Recv; MPI_Waitall: MPI_ERR_IN_STATUS). With MPI_ERRORS_RETURN each call must return
+ * its error class at once, having sent nothing, so that the collectives after it still match and
+ * the program ends; a handler of the program's own must be called with the code. Prints
+ * "coll_errors: N wrong" (rank 0). Runs clean under native MPICH too.
  * With the argument "fatal" the communicator keeps MPI_ERRORS_ARE_FATAL and the first error
  * (the uncommitted type) must stop the run. */
 #include <mpi.h>
@@ -55,6 +55,9 @@ int main(int argc, char **argv)
   bad += expect("bcast, null buffer", MPI_Bcast(NULL, 4, MPI_INT, 0, comm), MPI_ERR_BUFFER);
   bad += expect("bcast, root out of range", MPI_Bcast(sb, 4, MPI_INT, n, comm), MPI_ERR_ROOT);
   bad += expect("allreduce, null op", MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_OP_NULL, comm), MPI_ERR_OP);
+  bad += expect("allreduce, max of bytes", MPI_Allreduce(sb, rb, 1, MPI_BYTE, MPI_MAX, comm), MPI_ERR_OP);
+  bad += expect("allreduce, bitwise and of bytes", MPI_Allreduce(sb, rb, 1, MPI_BYTE, MPI_BAND, comm), MPI_SUCCESS);
+  bad += expect("allreduce, maxloc of int pairs", MPI_Allreduce(sb, rb, 1, MPI_2INT, MPI_MAXLOC, comm), MPI_SUCCESS);
   rc = MPI_Ibcast(sb, 1, MPI_INT, 0, comm, NULL); /* SMPI says MPI_ERR_REQUEST, MPICH MPI_ERR_ARG */
   int cls = MPI_SUCCESS;
   if (rc != MPI_SUCCESS)
