@@ -350,6 +350,8 @@ uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg
                                   m->dst_node * sockets + m->dst_socket, now);
 }
 
+void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_withdraw(rt->transfers, id); }
+
 void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,
                         double size, struct icsim_wire_cost *c)
 {

@@ -74,6 +74,8 @@ double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function
 
 /* The transfer table: the MPI side announces, the wire side starts and completes. */
 uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg *m, double now);
+/* A send announced as ID was cancelled before it started (transfer.h). */
+void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id);
 /* Wire side: cost of transfer Q (its id and message filled here from the table); C gets the
  * route's figures, then each layer's. */
 void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,

@@ -130,6 +130,22 @@ const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *
   return &n->t;
 }
 
+int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id)
+{
+  for (size_t b = 0; b < NBUCKETS; b++) /* a cancel is rare: the whole table may be looked at */
+    for (struct node **pp = &t->waiting[b]; *pp; pp = &(*pp)->next)
+      if ((*pp)->t.id == id) {
+        struct node *n = *pp;
+        *pp = n->next;
+        n->next = t->spare;
+        t->spare = n;
+        t->c.announced--;
+        t->c.pending--;
+        return 1;
+      }
+  return 0;
+}
+
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id)
 {
   for (struct node **pp = &t->flying[id_bucket(id)]; *pp; pp = &(*pp)->next) {

@@ -29,6 +29,9 @@ uint64_t icsim_transfers_announce(struct icsim_transfer_table *t, const struct i
  * was under way). */
 const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *t, int src_host, int dst_host,
                                                    double payload, double now, int internal);
+/* MPI side: message ID was cancelled before it started (MPI_Cancel took): it will never be a
+ * transfer, so it no longer counts as announced. Returns 1 when ID was waiting. */
+int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id);
 /* SimGrid completed transfer ID; returns the record (valid until the next call) or NULL. */
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id);
 

@@ -48,6 +48,7 @@ struct entry {
   MPI_Datatype type;
   MPI_Comm comm;
   char mode; /* persistent send: 's'ynchronous, 'r'eady, 'b'uffered or standard */
+  uint64_t announced; /* persistent send: its current start's announcement (for MPI_Cancel) */
   struct entry *hnext;         /* hash chain */
   struct entry *anext, *aprev; /* the owner's active receives, in posting order */
 };
@@ -362,6 +363,7 @@ int icsim_engine_start(MPI_Request *req)
     /* SMPI 3.32 loses a restarted persistent send below its detached threshold when the receive
      * is not posted yet: each start is a fresh non-blocking send of the same kind instead. */
     icsim_charge_send(e->buf, e->count, e->type, e->peer, e->tag, e->comm);
+    e->announced = icsim_last_announced();
     int rc;
     switch (e->mode) {
     case 's': rc = PMPI_Issend(e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live); break;
@@ -985,6 +987,8 @@ int MPI_Cancel(MPI_Request *req)
     icsim_smpi_ref(*req);
     MPI_Request r = *req;
     rc = PMPI_Wait(&r, &st);
+    if (st.cancelled)
+      icsim_withdraw_send(*req, 0);
     if (r != MPI_REQUEST_NULL) { /* a persistent one: SMPI keeps it, inactive, for the application */
       icsim_smpi_unref(r);
       return rc;
@@ -1000,6 +1004,8 @@ int MPI_Cancel(MPI_Request *req)
   if (rc != MPI_SUCCESS)
     return rc;
   rc = PMPI_Wait(&e->live, &st);
+  if (e->kind == PSEND && st.cancelled)
+    icsim_withdraw_send(MPI_REQUEST_NULL, e->announced);
   take(e, &st);
   return rc;
 }

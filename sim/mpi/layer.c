@@ -241,6 +241,9 @@ void icsim_charge_poll(void)
     icsim_occupy_cpu(rt->pf.p.poll_instructions / rt->pf.p.clock_Hz);
 }
 
+/* The id of the last announcement (all ranks share this process; read right after a send). */
+static uint64_t last_announced;
+
 void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
@@ -251,7 +254,43 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
   icsim_check_peer(to);
   icsim_fill_msg(rt, &m, icsim_my_rank(), to, icsim_type_bytes(count, type), buf, tag);
   icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
-  icsim_runtime_announce(rt, &m, simgrid_get_clock());
+  last_announced = icsim_runtime_announce(rt, &m, simgrid_get_clock());
+}
+
+/* Which announcement a send request carries, for MPI_Cancel: a direct-mapped cache by handle (a slot
+ * is overwritten by a later send; a cancel that finds another handle there withdraws nothing, and
+ * its announcement stays counted as never started). */
+#define SENT_SLOTS 4096
+static struct {
+  MPI_Request req;
+  uint64_t id;
+} sent[SENT_SLOTS];
+
+static size_t sent_slot(MPI_Request r) { return (size_t)(((uintptr_t)r >> 4) * 0x9E3779B1u) % SENT_SLOTS; }
+
+void icsim_remember_send(MPI_Request req)
+{
+  size_t i = sent_slot(req);
+  sent[i].req = req;
+  sent[i].id = last_announced;
+}
+
+uint64_t icsim_last_announced(void) { return last_announced; }
+
+void icsim_withdraw_send(MPI_Request req, uint64_t id)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt)
+    return;
+  if (req != MPI_REQUEST_NULL) {
+    size_t i = sent_slot(req);
+    if (sent[i].req != req)
+      return;
+    id = sent[i].id;
+    sent[i].req = MPI_REQUEST_NULL;
+  }
+  if (id)
+    icsim_runtime_withdraw(rt, id);
 }
 
 /* Declared compute phases (workloads/include/icsim_phase.h). With host timing on, SMPI is

@@ -32,6 +32,12 @@ void icsim_call_enter(const char *name);
 void icsim_call_leave(void);
 /* Send side of one message: stack CPU, then the announcement that joins it to its transfer. */
 void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+/* Cancelled sends (MPI_Cancel): a program's send request is remembered with its announcement right
+ * after it is made; withdrawing REQ (or, REQ null, announcement ID: a persistent send's, which the
+ * engine keeps) takes the announcement back when the cancel took. */
+void icsim_remember_send(MPI_Request req);
+uint64_t icsim_last_announced(void);
+void icsim_withdraw_send(MPI_Request req, uint64_t id);
 /* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */
 void icsim_charge_poll(void);
 

@@ -23,7 +23,10 @@
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_charge_send(buf, count, type, dest, tag, comm);                                                \
     }                                                                                                      \
-    return icsim_error(comm, "MPI_" #NAME, PMPI_##NAME(buf, count, type, dest, tag, comm, req));           \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                          \
+    if (rc == MPI_SUCCESS && ACTIVE())                                                                     \
+      icsim_remember_send(*req);                                                                           \
+    return icsim_error(comm, "MPI_" #NAME, rc);                                                            \
   }
 ISEND_LIKE(Isend)
 ISEND_LIKE(Issend)
