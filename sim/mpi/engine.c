@@ -953,19 +953,23 @@ static void comm_freed(MPI_Comm comm)
       e->has_group = 1;
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+/* SMPI's freeing may exchange messages of its own (its MPICH-style collectives keep per-node
+ * communicators): bracketed like its other calls. */
+static int free_comm(MPI_Comm *comm, int (*pmpi)(MPI_Comm *))
 {
-  if (icsim_runtime_get() && comm && *comm != MPI_COMM_NULL)
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt)
+    return pmpi(comm);
+  if (comm && *comm != MPI_COMM_NULL)
     comm_freed(*comm);
-  return PMPI_Comm_free(comm);
+  icsim_runtime_internal_enter(rt);
+  int rc = pmpi(comm);
+  icsim_runtime_internal_leave(rt);
+  return rc;
 }
 
-int MPI_Comm_disconnect(MPI_Comm *comm)
-{
-  if (icsim_runtime_get() && comm && *comm != MPI_COMM_NULL)
-    comm_freed(*comm);
-  return PMPI_Comm_disconnect(comm);
-}
+int MPI_Comm_free(MPI_Comm *comm) { return free_comm(comm, PMPI_Comm_free); }
+int MPI_Comm_disconnect(MPI_Comm *comm) { return free_comm(comm, PMPI_Comm_disconnect); }
 
 /* Cancelling. SMPI's waitany reports a cancelled communication as nothing completed (it catches
  * the cancellation and returns MPI_UNDEFINED), so a wait of the layer that included one would never
