@@ -19,7 +19,12 @@
 
 static int count_ok(int n) { return n < 0 ? MPI_ERR_COUNT : MPI_SUCCESS; }
 static int type_ok(MPI_Datatype t) { return icsim_type_valid(t) ? MPI_SUCCESS : MPI_ERR_TYPE; }
-static int buf_ok(const void *b, int n) { return b == NULL && n > 0 ? MPI_ERR_BUFFER : MPI_SUCCESS; }
+/* A null buffer holding data (SMPI stops at a null buffer with a count, even of a type of no
+ * size, which holds no data: MPI allows that one). */
+static int buf_ok(const void *b, int n, MPI_Datatype t)
+{
+  return b == NULL && n > 0 && icsim_type_valid(t) && icsim_type_bytes(n, t) > 0 ? MPI_ERR_BUFFER : MPI_SUCCESS;
+}
 static int not_in_place(const void *b) { return b == MPI_IN_PLACE ? MPI_ERR_BUFFER : MPI_SUCCESS; }
 static int root_ok(const struct icsim_coll *c, int root) { return root < 0 || root >= c->n ? MPI_ERR_ROOT : MPI_SUCCESS; }
 static int ptr_ok(const void *p, int err) { return p == NULL ? err : MPI_SUCCESS; }
@@ -86,7 +91,7 @@ int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MP
 {
   TRY(count_ok(count));
   TRY(type_ok(t));
-  TRY(buf_ok(buf, count));
+  TRY(buf_ok(buf, count, t));
   return root_ok(c, root);
 }
 
@@ -96,13 +101,13 @@ int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount,
   if (sbuf != MPI_IN_PLACE) {
     TRY(count_ok(scount));
     TRY(type_ok(stype));
-    TRY(buf_ok(sbuf, scount));
+    TRY(buf_ok(sbuf, scount, stype));
   }
   if (c->me == root) {
     TRY(not_in_place(rbuf));
     TRY(type_ok(rtype));
     TRY(count_ok(rcount));
-    TRY(buf_ok(rbuf, rcount));
+    TRY(buf_ok(rbuf, rcount, rtype));
   } else {
     TRY(not_in_place(sbuf));
   }
@@ -119,7 +124,7 @@ int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount
     TRY(type_ok(stype));
     TRY(count_ok(scount));
   }
-  TRY(buf_ok(sbuf, scount));
+  TRY(buf_ok(sbuf, scount, stype));
   if (c->me == root) {
     TRY(not_in_place(rbuf));
     TRY(type_ok(rtype));
@@ -132,7 +137,7 @@ int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount
   if (c->me == root)
     for (int i = 0; i < c->n; i++) {
       TRY(count_ok(rcounts[i]));
-      TRY(buf_ok(rbuf, rcounts[i]));
+      TRY(buf_ok(rbuf, rcounts[i], rtype));
     }
   return MPI_SUCCESS;
 }
@@ -144,14 +149,14 @@ int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount
     TRY(not_in_place(sbuf));
     TRY(count_ok(scount));
     TRY(type_ok(stype));
-    TRY(buf_ok(sbuf, scount));
+    TRY(buf_ok(sbuf, scount, stype));
   } else {
     TRY(not_in_place(rbuf));
   }
   if (rbuf != MPI_IN_PLACE) {
     TRY(count_ok(rcount));
     TRY(type_ok(rtype));
-    TRY(buf_ok(rbuf, rcount));
+    TRY(buf_ok(rbuf, rcount, rtype));
   }
   TRY(root_ok(c, root));
   if (c->me == root && rbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
@@ -165,7 +170,7 @@ int icsim_check_scatterv(const struct icsim_coll *c, const void *sbuf, const int
   if (rbuf != MPI_IN_PLACE) {
     TRY(count_ok(rcount));
     TRY(type_ok(rtype));
-    TRY(buf_ok(rbuf, rcount));
+    TRY(buf_ok(rbuf, rcount, rtype));
   }
   TRY(root_ok(c, root));
   if (c->me == root) {
@@ -175,7 +180,7 @@ int icsim_check_scatterv(const struct icsim_coll *c, const void *sbuf, const int
     TRY(type_ok(stype));
     for (int i = 0; i < c->n; i++) {
       TRY(count_ok(scounts[i]));
-      TRY(buf_ok(sbuf, scounts[i]));
+      TRY(buf_ok(sbuf, scounts[i], stype));
     }
   } else {
     TRY(not_in_place(rbuf));
@@ -194,8 +199,8 @@ int icsim_check_allgather(const struct icsim_coll *c, const void *sbuf, int scou
   }
   TRY(type_ok(rtype));
   TRY(count_ok(rcount));
-  TRY(buf_ok(sbuf, scount));
-  TRY(buf_ok(rbuf, rcount));
+  TRY(buf_ok(sbuf, scount, stype));
+  TRY(buf_ok(rbuf, rcount, rtype));
   if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -211,12 +216,12 @@ int icsim_check_allgatherv(const struct icsim_coll *c, const void *sbuf, int sco
   TRY(ptr_ok(displs, MPI_ERR_ARG));
   if (sbuf != MPI_IN_PLACE) {
     TRY(count_ok(scount));
-    TRY(buf_ok(sbuf, scount));
+    TRY(buf_ok(sbuf, scount, stype));
   }
   TRY(not_in_place(rbuf));
   for (int i = 0; i < c->n; i++) {
     TRY(count_ok(rcounts[i]));
-    TRY(buf_ok(rbuf, rcounts[i]));
+    TRY(buf_ok(rbuf, rcounts[i], rtype));
   }
   return MPI_SUCCESS;
 }
@@ -228,11 +233,11 @@ int icsim_check_alltoall(const struct icsim_coll *c, const void *sbuf, int scoun
   if (sbuf != MPI_IN_PLACE) {
     TRY(type_ok(stype));
     TRY(count_ok(scount));
-    TRY(buf_ok(sbuf, scount));
+    TRY(buf_ok(sbuf, scount, stype));
   }
   TRY(type_ok(rtype));
   TRY(count_ok(rcount));
-  TRY(buf_ok(rbuf, rcount));
+  TRY(buf_ok(rbuf, rcount, rtype));
   if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -251,10 +256,10 @@ int icsim_check_alltoallv(const struct icsim_coll *c, const void *sbuf, const in
   TRY(ptr_ok(rdispls, MPI_ERR_ARG));
   for (int i = 0; i < c->n; i++) {
     if (sbuf != MPI_IN_PLACE) {
-      TRY(buf_ok(sbuf, scounts[i]));
+      TRY(buf_ok(sbuf, scounts[i], stype));
       TRY(count_ok(scounts[i]));
     }
-    TRY(buf_ok(rbuf, rcounts[i]));
+    TRY(buf_ok(rbuf, rcounts[i], rtype));
     TRY(count_ok(rcounts[i]));
   }
   if (sbuf != MPI_IN_PLACE && bytes(rcounts[c->me], rtype) != bytes(scounts[c->me], stype))
@@ -278,11 +283,11 @@ int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const in
     if (sbuf != MPI_IN_PLACE) {
       TRY(count_ok(scounts[i]));
       TRY(type_ok(stypes[i]));
-      TRY(buf_ok(sbuf, scounts[i]));
+      TRY(buf_ok(sbuf, scounts[i], stypes[i]));
     }
     TRY(count_ok(rcounts[i]));
     TRY(type_ok(rtypes[i]));
-    TRY(buf_ok(rbuf, rcounts[i]));
+    TRY(buf_ok(rbuf, rcounts[i], rtypes[i]));
   }
   return MPI_SUCCESS;
 }
@@ -292,10 +297,10 @@ int icsim_check_reduce(const struct icsim_coll *c, const void *sbuf, const void 
 {
   TRY(type_ok(t));
   TRY(count_ok(count));
-  TRY(buf_ok(sbuf, count));
+  TRY(buf_ok(sbuf, count, t));
   if (c->me == root) {
     TRY(not_in_place(rbuf));
-    TRY(buf_ok(rbuf, count));
+    TRY(buf_ok(rbuf, count, t));
   }
   TRY(op_ok(op, t));
   return root_ok(c, root);
@@ -309,8 +314,8 @@ int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const vo
   TRY(type_ok(t));
   TRY(op_ok(op, t));
   TRY(count_ok(count));
-  TRY(buf_ok(sbuf, count));
-  return buf_ok(rbuf, count);
+  TRY(buf_ok(sbuf, count, t));
+  return buf_ok(rbuf, count, t);
 }
 
 /* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block (COUNT: the block) check alike. */
@@ -320,8 +325,8 @@ int icsim_check_scan(const struct icsim_coll *c, const void *sbuf, const void *r
   (void)c;
   TRY(type_ok(t));
   TRY(count_ok(count));
-  TRY(buf_ok(sbuf, count));
-  TRY(buf_ok(rbuf, count));
+  TRY(buf_ok(sbuf, count, t));
+  TRY(buf_ok(rbuf, count, t));
   return op_ok(op, t);
 }
 
@@ -334,8 +339,8 @@ int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, con
   TRY(op_ok(op, t));
   for (int i = 0; i < c->n; i++) {
     TRY(count_ok(rcounts[i]));
-    TRY(buf_ok(sbuf, rcounts[i]));
-    TRY(buf_ok(rbuf, rcounts[i]));
+    TRY(buf_ok(sbuf, rcounts[i], t));
+    TRY(buf_ok(rbuf, rcounts[i], t));
   }
   return MPI_SUCCESS;
 }

@@ -177,6 +177,35 @@ static int *entered_slot(void)
   return &entered[pid];
 }
 
+/* MPI_ERRORS_ARE_FATAL: say which call failed and how, and stop the run. */
+static void fatal(const char *call, int rc, const char *on)
+{
+  char what[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  PMPI_Error_string(rc, what, &len);
+  fprintf(stderr,
+          "icsim: rank %d: %s failed: %.*s. The %s's error handler is MPI_ERRORS_ARE_FATAL, so the run stops (set "
+          "MPI_ERRORS_RETURN on it to get the error code back)\n",
+          icsim_my_rank(), call, len, what, on);
+  icsim_stop(1);
+}
+
+int icsim_win_error(MPI_Win win, const char *call, int rc)
+{
+  if (rc == MPI_SUCCESS || !icsim_runtime_get() || win == MPI_WIN_NULL)
+    return rc;
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Win_get_errhandler(win, &eh) != MPI_SUCCESS)
+    return rc;
+  if (eh == MPI_ERRORS_ARE_FATAL)
+    fatal(call, rc, "window");
+  if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN)
+    PMPI_Win_call_errhandler(win, rc);
+  if (eh != MPI_ERRHANDLER_NULL)
+    PMPI_Errhandler_free(&eh);
+  return rc;
+}
+
 int icsim_error(MPI_Comm comm, const char *call, int rc)
 {
   if (rc == MPI_SUCCESS || !icsim_runtime_get())
@@ -187,16 +216,8 @@ int icsim_error(MPI_Comm comm, const char *call, int rc)
     on = MPI_COMM_WORLD;
     PMPI_Comm_get_errhandler(on, &eh);
   }
-  if (eh == MPI_ERRORS_ARE_FATAL) {
-    char what[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    PMPI_Error_string(rc, what, &len);
-    fprintf(stderr,
-            "icsim: rank %d: %s failed: %.*s. The communicator's error handler is MPI_ERRORS_ARE_FATAL, so the run "
-            "stops (set MPI_ERRORS_RETURN on it to get the error code back)\n",
-            icsim_my_rank(), call, len, what);
-    icsim_stop(1);
-  }
+  if (eh == MPI_ERRORS_ARE_FATAL)
+    fatal(call, rc, "communicator");
   /* SMPI takes a null handler as MPI_ERRORS_RETURN too */
   if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN)
     PMPI_Comm_call_errhandler(on, rc);

@@ -46,6 +46,8 @@ void icsim_charge_poll(void);
  * returns it, a program's handler is called, MPI_ERRORS_ARE_FATAL stops the run naming CALL and
  * the error. */
 int icsim_error(MPI_Comm comm, const char *call, int rc);
+/* The same for a call on window WIN (its own error handler). */
+int icsim_win_error(MPI_Win win, const char *call, int rc);
 
 /* lifecycle.c: stop the run now with exit status CODE (low 8 bits, 0 taken as 1), as MPI_Abort. */
 void icsim_stop(int code) __attribute__((noreturn));

@@ -190,12 +190,21 @@ static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int tar
     icsim_runtime_announce(rt, &m, simgrid_get_clock());
 }
 
+/* A null buffer of no data (a count of 0, or a type of no size): MPI allows it, SMPI 3.32 stops at
+ * a null buffer whenever the count is not 0 (MPICH's rma/badrma). Such a buffer is never read or
+ * written, so SMPI is given MPI_BOTTOM instead. */
+static void *no_data(const void *buf, int count, MPI_Datatype type)
+{
+  return buf == NULL && count > 0 && icsim_type_valid(type) && icsim_type_bytes(count, type) == 0 ? MPI_BOTTOM
+                                                                                                  : (void *)buf;
+}
+
 int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
             MPI_Datatype ttype, MPI_Win win)
 {
   icsim_charge_call("MPI_Put");
   rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
-  return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+  return icsim_win_error(win, "MPI_Put", PMPI_Put(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win));
 }
 
 int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
@@ -203,7 +212,7 @@ int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdi
 {
   icsim_charge_call("MPI_Get");
   rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
-  return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+  return icsim_win_error(win, "MPI_Get", PMPI_Get(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win));
 }
 
 int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
@@ -211,7 +220,7 @@ int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
 {
   icsim_charge_call("MPI_Accumulate");
   rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
-  return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
+  return icsim_win_error(win, "MPI_Accumulate", PMPI_Accumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win));
 }
 
 int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
@@ -219,7 +228,7 @@ int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_A
 {
   icsim_charge_call("MPI_Rput");
   rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
-  return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+  return icsim_win_error(win, "MPI_Rput", PMPI_Rput(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win, req));
 }
 
 int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
@@ -227,7 +236,7 @@ int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint td
 {
   icsim_charge_call("MPI_Rget");
   rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
-  return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+  return icsim_win_error(win, "MPI_Rget", PMPI_Rget(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win, req));
 }
 
 int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
@@ -235,7 +244,7 @@ int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target
 {
   icsim_charge_call("MPI_Raccumulate");
   rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
-  return PMPI_Raccumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req);
+  return icsim_win_error(win, "MPI_Raccumulate", PMPI_Raccumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win, req));
 }
 
 /* Read-modify-write operations fetch the old value and send the new one: both directions. */
@@ -246,7 +255,7 @@ int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *r
   rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win, 0);
   if (op != MPI_NO_OP)
     rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
-  return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win);
+  return icsim_win_error(win, "MPI_Get_accumulate", PMPI_Get_accumulate(no_data(obuf, ocount, otype), ocount, otype, no_data(rbuf, rcount, rtype), rcount, rtype, target, tdisp, tcount, ttype, op, win));
 }
 
 int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Op op,

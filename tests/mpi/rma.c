@@ -125,6 +125,14 @@ int main(int argc, char **argv)
   suite_step("Get strided (vector) target -> contiguous");
   int g2[K];
   MPI_OK(MPI_Get(g2, K, MPI_INT, left, n * K + K, 1, strided, win));
+  /* a null buffer holding no data (a type of no size) is valid MPI (MPICH's rma/badrma) */
+  suite_step("Put and Get of a null buffer of a zero-size type");
+  MPI_Datatype none;
+  MPI_Type_contiguous(0, MPI_INT, &none);
+  MPI_Type_commit(&none);
+  MPI_OK(MPI_Put(NULL, 1, none, right, 0, 1, none, win));
+  MPI_OK(MPI_Get(NULL, 1, none, right, 0, 1, none, win));
+  MPI_Type_free(&none);
   MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
   for (int i = 0; i < K; i++)
     if (g2[i] != val((left + n - 1) % n, left, i, 4)) {
