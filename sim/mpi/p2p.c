@@ -14,6 +14,15 @@
 
 #define ACTIVE() (icsim_runtime_get() != NULL)
 
+/* A null buffer of no data (a type of no size): MPI allows it, SMPI 3.32 stops at a null buffer
+ * whenever the count is not 0 (MPICH's rma/badrma). Such a buffer is never read or written, so
+ * SMPI is given MPI_BOTTOM instead (point-to-point and one-sided calls). */
+static void *no_data(const void *buf, int count, MPI_Datatype type)
+{
+  return buf == NULL && count > 0 && icsim_type_valid(type) && icsim_type_bytes(count, type) == 0 ? MPI_BOTTOM
+                                                                                                  : (void *)buf;
+}
+
 /* Every kind of send: the same charge, then SMPI's own call. */
 #define ISEND_LIKE(NAME)                                                                                    \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,          \
@@ -23,7 +32,7 @@
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_charge_send(buf, count, type, dest, tag, comm);                                                \
     }                                                                                                      \
-    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                          \
+    int rc = PMPI_##NAME(no_data(buf, count, type), count, type, dest, tag, comm, req);                    \
     if (rc == MPI_SUCCESS && ACTIVE())                                                                     \
       icsim_remember_send(*req);                                                                           \
     return icsim_error(comm, "MPI_" #NAME, rc);                                                            \
@@ -42,7 +51,7 @@ ISEND_LIKE(Ibsend)
     icsim_charge_call("MPI_" #NAME);                                                                      \
     icsim_charge_send(buf, count, type, dest, tag, comm);                                                  \
     MPI_Request r;                                                                                         \
-    int rc = PMPI_##INAME(buf, count, type, dest, tag, comm, &r);                                          \
+    int rc = PMPI_##INAME(no_data(buf, count, type), count, type, dest, tag, comm, &r);                    \
     return icsim_error(comm, "MPI_" #NAME, rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, MPI_STATUS_IGNORE)); \
   }
 SEND_LIKE(Send, Isend)
@@ -57,7 +66,7 @@ SEND_LIKE(Bsend, Ibsend)
   {                                                                                                        \
     if (ACTIVE() && dest == MPI_PROC_NULL)                                                                 \
       return icsim_psend_init_null(req);                                                                   \
-    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                          \
+    int rc = PMPI_##NAME(no_data(buf, count, type), count, type, dest, tag, comm, req);                    \
     if (rc == MPI_SUCCESS && ACTIVE()) {                                                                   \
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_engine_track_psend(*req, MODE, buf, count, type, dest, tag, comm);                             \
@@ -74,7 +83,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Com
   if (!ACTIVE())
     return PMPI_Irecv(buf, count, type, src, tag, comm, req);
   icsim_charge_call("MPI_Irecv");
-  return icsim_error(comm, "MPI_Irecv", icsim_engine_irecv(buf, count, type, src, tag, comm, req, 0));
+  return icsim_error(comm, "MPI_Irecv", icsim_engine_irecv(no_data(buf, count, type), count, type, src, tag, comm, req, 0));
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
@@ -82,7 +91,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI
   if (!ACTIVE())
     return PMPI_Recv_init(buf, count, type, src, tag, comm, req);
   icsim_charge_call("MPI_Recv_init");
-  return icsim_error(comm, "MPI_Recv_init", icsim_engine_irecv(buf, count, type, src, tag, comm, req, 1));
+  return icsim_error(comm, "MPI_Recv_init", icsim_engine_irecv(no_data(buf, count, type), count, type, src, tag, comm, req, 1));
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *status)
@@ -91,7 +100,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
     return PMPI_Recv(buf, count, type, src, tag, comm, status);
   icsim_charge_call("MPI_Recv");
   MPI_Request r;
-  int rc = icsim_engine_irecv_internal(buf, count, type, src, tag, comm, &r, 0);
+  int rc = icsim_engine_irecv_internal(no_data(buf, count, type), count, type, src, tag, comm, &r, 0);
   return icsim_error(comm, "MPI_Recv", rc != MPI_SUCCESS ? rc : icsim_engine_wait(&r, status));
 }
 
@@ -129,7 +138,8 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
   if (!ACTIVE())
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
   return icsim_error(comm, "MPI_Sendrecv",
-                     icsim_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, 0));
+                     icsim_sendrecv(no_data(sbuf, scount, stype), scount, stype, dest, stag, no_data(rbuf, rcount, rtype),
+                                    rcount, rtype, src, rtag, comm, status, 0));
 }
 
 /* The outgoing data is packed first, so the receive may land in the same buffer. */
@@ -188,15 +198,6 @@ static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int tar
   icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
   if (world != me || self_moves)
     icsim_runtime_announce(rt, &m, simgrid_get_clock());
-}
-
-/* A null buffer of no data (a count of 0, or a type of no size): MPI allows it, SMPI 3.32 stops at
- * a null buffer whenever the count is not 0 (MPICH's rma/badrma). Such a buffer is never read or
- * written, so SMPI is given MPI_BOTTOM instead. */
-static void *no_data(const void *buf, int count, MPI_Datatype type)
-{
-  return buf == NULL && count > 0 && icsim_type_valid(type) && icsim_type_bytes(count, type) == 0 ? MPI_BOTTOM
-                                                                                                  : (void *)buf;
 }
 
 int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,

@@ -280,6 +280,25 @@ static void derived(int big)
   MPI_Type_free(&rec_padded);
 }
 
+/* Null buffers holding no data (a type of no size, a count of 1): valid MPI, as a message of no
+ * bytes, by MPI_Sendrecv and by MPI_Isend/MPI_Irecv. */
+static void no_data(void)
+{
+  int me = suite_rank, n = suite_size, right = (me + 1) % n, left = (me + n - 1) % n;
+  suite_step("null buffers of a type of no size");
+  MPI_Datatype none;
+  MPI_Type_contiguous(0, MPI_INT, &none);
+  MPI_Type_commit(&none);
+  MPI_Status st;
+  MPI_OK(MPI_Sendrecv(NULL, 1, none, right, 40, NULL, 1, none, left, 40, MPI_COMM_WORLD, &st));
+  CHECK(st.MPI_SOURCE == left, "source %d, expected %d", st.MPI_SOURCE, left);
+  MPI_Request r[2];
+  MPI_OK(MPI_Irecv(NULL, 1, none, left, 41, MPI_COMM_WORLD, &r[0]));
+  MPI_OK(MPI_Isend(NULL, 1, none, right, 41, MPI_COMM_WORLD, &r[1]));
+  MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+  MPI_Type_free(&none);
+}
+
 int main(int argc, char **argv)
 {
   suite_init(&argc, &argv);
@@ -290,5 +309,6 @@ int main(int argc, char **argv)
   open_chain();
   derived(0);
   derived(1);
+  no_data();
   return suite_finish();
 }
