@@ -133,6 +133,15 @@ Test(engine, the_layers_own_receives_leave_nothing_open)
   }
 }
 
+/* Run the icsim command CMD: it must end with status 0 and print TEXT. */
+static void expect_clean_run(const char *cmd, const char *text)
+{
+  char *out;
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  cr_assert(strstr(out, text), "%s", out);
+  free(out);
+}
+
 /* Erroneous calls (tests/progs/coll_errors.c, which also runs clean under native MPICH): with
  * MPI_ERRORS_RETURN every collective returns
  * SMPI's error class before sending anything (the collectives after it still match), a truncated
@@ -140,13 +149,10 @@ Test(engine, the_layers_own_receives_leave_nothing_open)
  * own handler is called; with MPI_ERRORS_ARE_FATAL the first error stops the run naming the call. */
 Test(engine, erroneous_calls_return_their_error_or_stop_the_run)
 {
+  expect_clean_run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 6 --host-timing off " ICSIM_BUILD
+                   "/tests/progs/coll_errors",
+                   "coll_errors: 0 wrong");
   char *out;
-  cr_assert_eq(run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 6 --host-timing off " ICSIM_BUILD
-                         "/tests/progs/coll_errors",
-                   &out, 1),
-               0, "%s", out);
-  cr_assert(strstr(out, "coll_errors: 0 wrong"), "%s", out);
-  free(out);
   int rc = run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 6 --host-timing off " ICSIM_BUILD
                      "/tests/progs/coll_errors fatal",
                &out, 1);
@@ -163,13 +169,9 @@ Test(engine, erroneous_calls_return_their_error_or_stop_the_run)
  * taken; the layer takes back the announcements of the cancels that took (12 were left before). */
 Test(engine, cancelled_requests_complete)
 {
-  char *out;
-  cr_assert_eq(run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 4 --host-timing off " ICSIM_BUILD
-                         "/tests/mpi/p2p_cancel",
-                   &out, 1),
-               0, "%s", out);
-  cr_assert(strstr(out, "No Errors"), "%s", out);
-  free(out);
+  expect_clean_run(ICSIM " run -p " ICSIM_SRC "/platforms/score-gige-xeon.yaml -n 4 --host-timing off " ICSIM_BUILD
+                   "/tests/mpi/p2p_cancel",
+                   "No Errors");
 }
 
 /* A receive that lands after its communicator was freed (tests/progs/comm_free_inflight.c; MPICH's
@@ -177,13 +179,11 @@ Test(engine, cancelled_requests_complete)
 Test(engine, a_receive_outlives_its_freed_communicator)
 {
   for (int p = 0; p < 2; p++) {
-    char cmd[1024], *out;
+    char cmd[1024];
     snprintf(cmd, sizeof cmd,
              ICSIM " run -p " ICSIM_SRC "/platforms/%s.yaml -n 4 --host-timing off " ICSIM_BUILD
                    "/tests/progs/comm_free_inflight",
              p ? "sibsutis-numa-ib" : "score-gige-xeon");
-    cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
-    cr_assert(strstr(out, "comm_free_inflight: 0 wrong"), "%s", out);
-    free(out);
+    expect_clean_run(cmd, "comm_free_inflight: 0 wrong");
   }
 }

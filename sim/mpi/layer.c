@@ -190,19 +190,26 @@ static void fatal(const char *call, int rc, const char *on)
   icsim_stop(1);
 }
 
+/* Handler EH (a reference the caller got, released here) of the communicator or window ON: stops
+ * the run when it is MPI_ERRORS_ARE_FATAL; 1 when it is the program's own, for the caller to call.
+ * SMPI takes a null handler as MPI_ERRORS_RETURN. */
+static int programs_own(MPI_Errhandler eh, const char *call, int rc, const char *on)
+{
+  if (eh == MPI_ERRORS_ARE_FATAL)
+    fatal(call, rc, on);
+  int own = eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN;
+  if (eh != MPI_ERRHANDLER_NULL)
+    PMPI_Errhandler_free(&eh);
+  return own;
+}
+
 int icsim_win_error(MPI_Win win, const char *call, int rc)
 {
   if (rc == MPI_SUCCESS || !icsim_runtime_get() || win == MPI_WIN_NULL)
     return rc;
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  if (PMPI_Win_get_errhandler(win, &eh) != MPI_SUCCESS)
-    return rc;
-  if (eh == MPI_ERRORS_ARE_FATAL)
-    fatal(call, rc, "window");
-  if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN)
+  if (PMPI_Win_get_errhandler(win, &eh) == MPI_SUCCESS && programs_own(eh, call, rc, "window"))
     PMPI_Win_call_errhandler(win, rc);
-  if (eh != MPI_ERRHANDLER_NULL)
-    PMPI_Errhandler_free(&eh);
   return rc;
 }
 
@@ -216,13 +223,8 @@ int icsim_error(MPI_Comm comm, const char *call, int rc)
     on = MPI_COMM_WORLD;
     PMPI_Comm_get_errhandler(on, &eh);
   }
-  if (eh == MPI_ERRORS_ARE_FATAL)
-    fatal(call, rc, "communicator");
-  /* SMPI takes a null handler as MPI_ERRORS_RETURN too */
-  if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN)
+  if (programs_own(eh, call, rc, "communicator"))
     PMPI_Comm_call_errhandler(on, rc);
-  if (eh != MPI_ERRHANDLER_NULL)
-    PMPI_Errhandler_free(&eh);
   return rc;
 }
 
