@@ -82,6 +82,27 @@ Test(npb, all_kernels_verify_under_icsim_class_S, .timeout = 600)
   }
 }
 
+/* Above nz processes FT switches to NPB's 2D layout (pencils on an nz x (np / nz) grid, its
+ * transposes within grid columns and rows): S on 128 ranks (64 x 2) and W on 64 (32 x 2) must
+ * still reproduce every reference checksum; up to nz processes it keeps the slabs. */
+Test(npb, ft_pencils_verify_above_nz_processes, .timeout = 300)
+{
+  const char *runs[][2] = {{"128", "S"}, {"64", "W"}};
+  char *out, cmd[1024];
+  for (int i = 0; i < 2; i++) {
+    snprintf(cmd, sizeof cmd, ICSIM " run -p " ICSIM_SRC "/bench/star-256.yaml -n %s --host-timing off " NPB "ft %s",
+             runs[i][0], runs[i][1]);
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s: %s", cmd, out);
+    cr_assert(strstr(out, "2D layout, pencils"), "%s", out);
+    cr_assert(strstr(out, VERIFIED), "%s did not verify:\n%s", cmd, out);
+    free(out);
+  }
+  snprintf(cmd, sizeof cmd, ICSIM " run -p " ICSIM_SRC "/bench/star-256.yaml -n 8 --host-timing off " NPB "ft W");
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  cr_assert(strstr(out, "1D layout, slabs") && strstr(out, VERIFIED), "%s", out);
+  free(out);
+}
+
 /* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs, two phases each (ep.c).
  * Generator: 18 operations per pair at 1.5 per clock, or its chain of 2 multiplies at 7 clocks,
  * whichever is longer, against 16 B per pair written to the L2 (the 1 MiB batch fits its 2 MiB) at

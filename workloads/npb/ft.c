@@ -1,8 +1,13 @@
 /* NPB FT: time integration of a 3-D diffusion equation by FFT. The initial field is random;
  * it is transformed once, then each step multiplies the spectrum by exp(-4 alpha pi^2 |k|^2 t),
  * transforms back and takes a checksum of 1024 elements (NPB 3 problem definition, RNR-94-007
- * section 2.6). Parallel form: slabs along z for the x and y transforms, an all-to-all
- * transpose to slabs along y for the z transform and the evolution. */
+ * section 2.6). Parallel forms, chosen as NPB 3's FT chooses them:
+ *  - up to nz processes (1D layout): slabs along z for the x and y transforms, an all-to-all
+ *    transpose to slabs along y for the z transform and the evolution;
+ *  - above nz (2D layout, pencils): an np1 x np2 grid with np1 = nz and np2 = np / nz (NPB's
+ *    default grid). The x transform runs on x pencils, an all-to-all among the np1 processes of
+ *    a grid column turns them into y pencils, one among the np2 processes of a grid row into z
+ *    pencils, where the z transform and the evolution run. Backward, the same in reverse. */
 #include <complex.h>
 #include <math.h>
 #include <mpi.h>
@@ -20,15 +25,26 @@ static int nx, ny, nz, niter, zloc, yloc;
 static struct npb_run run;
 static double complex *u0, *u1, *sendbuf, *recvbuf, *line;
 static double *twiddle;
+static size_t npts; /* grid points on this process, in every layout */
 
-/* layout 1: [z_local][y][x]; layout 2: [y_local][z][x] */
+/* 1D layout 1: [z_local][y][x]; layout 2: [y_local][z][x] */
 #define L1(a, z, y, x) ((a)[((size_t)(z) * ny + (size_t)(y)) * nx + (size_t)(x)])
 #define L2(a, y, z, x) ((a)[((size_t)(y) * nz + (size_t)(z)) * nx + (size_t)(x)])
 
+/* 2D layout (pencils): this process is (me1, me2) of the np1 x np2 grid, me1 = rank / np2,
+ * me2 = rank mod np2 (NPB's numbering). Its pencils, fastest index last:
+ *   P1 [z: zloc from z_lo][y: y1loc from y1_lo][x: whole]  x transform
+ *   P2 [z: zloc from z_lo][x: xloc from x_lo][y: whole]    y transform
+ *   P3 [y: y3loc from y3_lo][x: xloc from x_lo][z: whole]  z transform, evolution
+ * zloc = nz / np2, y1loc = ny / np1, xloc = nx / np1, y3loc = ny / np2. */
+static int pencils, np1, np2, me1, me2, xloc, y1loc, y3loc, x_lo, y1_lo, y3_lo, z_lo;
+static MPI_Comm col_comm; /* the np1 processes sharing me2 (ranked by me1): x <-> y */
+static MPI_Comm row_comm; /* the np2 processes sharing me1 (ranked by me2): y <-> z */
+
 static double log2i(int n) { return log2((double)n); }
 
-/* Points of the grid on this process (either layout). */
-static double pts_local(void) { return (double)zloc * ny * nx; }
+/* Points of the grid on this process (any layout). */
+static double pts_local(void) { return (double)npts; }
 
 /* In-place radix-2 FFT of N points; SIGN = -1 forward, +1 backward, unnormalised. */
 static void fft1(double complex *a, int n, int sign)
@@ -150,12 +166,120 @@ static void fft3d_backward(double complex *b, double complex *a)
   fft_lines(a, nx, 1, ny, nx, zloc, (size_t)nx * ny, +1);
 }
 
+/* The 2D layout's transposes. Each sends every process of COMM one block: the pack cuts each
+ * of this process' ROWS rows (N points, the whole dimension) into COMM-size chunks of LEN points,
+ * chunk q to process q; the unpack writes the blocks received (each [outer][middle][inner], as
+ * the sender packed them) into the next pencil, where the dimension that was cut is now whole. */
+static void pencil_pack(const double complex *from, size_t rows, int n, int len, int np)
+{
+  size_t block = rows * len;
+  for (int q = 0; q < np; q++)
+    for (size_t r = 0; r < rows; r++)
+      memcpy(&sendbuf[q * block + r * len], &from[r * n + (size_t)q * len], len * sizeof *from);
+}
+
+/* KEEP_OUTER: to[o][i][p * M + m] (x <-> y: z stays outermost); else to[i][m][p * O + o]
+ * (y <-> z: x stays in the middle). */
+static void pencil_unpack(double complex *to, int keep_outer, int o_n, int m_n, int i_n, int np)
+{
+  size_t block = (size_t)o_n * m_n * i_n;
+  for (int p = 0; p < np; p++)
+    for (int o = 0; o < o_n; o++)
+      for (int m = 0; m < m_n; m++) {
+        const double complex *src = &recvbuf[p * block + ((size_t)o * m_n + m) * i_n];
+        for (int i = 0; i < i_n; i++)
+          if (keep_outer)
+            to[((size_t)o * i_n + i) * ((size_t)m_n * np) + (size_t)p * m_n + m] = src[i];
+          else
+            to[((size_t)i * m_n + m) * ((size_t)o_n * np) + (size_t)p * o_n + o] = src[i];
+      }
+}
+
+/* FROM pencil FROM_P into TO pencil TO_P (neighbours: 1 <-> 2 over col_comm, 2 <-> 3 over
+ * row_comm); TO may be FROM, the data goes through the buffers. */
+static void pencil_transpose(double complex *from, int from_p, double complex *to, int to_p)
+{
+  int xy = from_p + to_p == 3, np = xy ? np1 : np2;
+  MPI_Comm comm = xy ? col_comm : row_comm;
+  size_t block = npts / np;
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton) {
+    if (from_p == 1) /* rows (z, y) of x, cut by x into P2's ranges */
+      pencil_pack(from, (size_t)zloc * y1loc, nx, xloc, np);
+    else if (from_p == 3) /* rows (y, x) of z, cut by z into P2's ranges */
+      pencil_pack(from, (size_t)y3loc * xloc, nz, zloc, np);
+    else /* rows (z, x) of y, cut by y into P1's or P3's ranges */
+      pencil_pack(from, (size_t)zloc * xloc, ny, to_p == 1 ? y1loc : y3loc, np);
+  }
+  ICSIM_PHASE_END_WORK(.bytes = 32.0 * npts, .working_set = 64.0 * npts);
+  MPI_Alltoall(sendbuf, (int)(2 * block), MPI_DOUBLE, recvbuf, (int)(2 * block), MPI_DOUBLE, comm);
+  ICSIM_PHASE_BEGIN();
+  if (!run.skeleton) {
+    if (to_p == 2 && from_p == 1) /* [z][y][x] blocks -> P2 [z][x][y] */
+      pencil_unpack(to, 1, zloc, y1loc, xloc, np);
+    else if (to_p == 1) /* [z][x][y] blocks -> P1 [z][y][x] */
+      pencil_unpack(to, 1, zloc, xloc, y1loc, np);
+    else if (to_p == 3) /* [z][x][y] blocks -> P3 [y][x][z] */
+      pencil_unpack(to, 0, zloc, xloc, y3loc, np);
+    else /* from P3: [y][x][z] blocks -> P2 [z][x][y] */
+      pencil_unpack(to, 0, y3loc, xloc, zloc, np);
+  }
+  ICSIM_PHASE_END_WORK(.bytes = 32.0 * npts, .working_set = 64.0 * npts);
+}
+
+/* forward: A (P1) -> B (P3); backward: B (P3) -> A (P1). Every transform runs on whole,
+ * contiguous lines. */
+static void pencil_forward(double complex *a, double complex *b)
+{
+  fft_lines(a, nx, 1, zloc * y1loc, nx, 1, 0, -1);
+  pencil_transpose(a, 1, b, 2);
+  fft_lines(b, ny, 1, zloc * xloc, ny, 1, 0, -1);
+  pencil_transpose(b, 2, b, 3);
+  fft_lines(b, nz, 1, y3loc * xloc, nz, 1, 0, -1);
+}
+
+static void pencil_backward(double complex *b, double complex *a)
+{
+  fft_lines(b, nz, 1, y3loc * xloc, nz, 1, 0, +1);
+  pencil_transpose(b, 3, b, 2);
+  fft_lines(b, ny, 1, zloc * xloc, ny, 1, 0, +1);
+  pencil_transpose(b, 2, a, 1);
+  fft_lines(a, nx, 1, zloc * y1loc, nx, 1, 0, +1);
+}
+
+static void forward(double complex *a, double complex *b)
+{
+  if (pencils)
+    pencil_forward(a, b);
+  else
+    fft3d_forward(a, b);
+}
+
+static void backward(double complex *b, double complex *a)
+{
+  if (pencils)
+    pencil_backward(b, a);
+  else
+    fft3d_backward(b, a);
+}
+
 static void compute_indexmap(void)
 {
   double ap = -4.0 * ALPHA * M_PI * M_PI;
-  size_t pts = (size_t)yloc * nz * nx;
+  size_t pts = npts;
   ICSIM_PHASE_BEGIN();
-  if (!run.skeleton)
+  if (!run.skeleton && pencils) /* P3: [y][x][z] */
+    for (int yl = 0; yl < y3loc; yl++) {
+      int j = y3_lo + yl, jj = (j + ny / 2) % ny - ny / 2;
+      for (int xl = 0; xl < xloc; xl++) {
+        int i = x_lo + xl, ii = (i + nx / 2) % nx - nx / 2;
+        for (int k = 0; k < nz; k++) {
+          int kk = (k + nz / 2) % nz - nz / 2;
+          twiddle[((size_t)yl * xloc + xl) * nz + k] = exp(ap * (double)(ii * ii + jj * jj + kk * kk));
+        }
+      }
+    }
+  else if (!run.skeleton)
     for (int yl = 0; yl < yloc; yl++) {
       int j = run.rank * yloc + yl, jj = (j + ny / 2) % ny - ny / 2;
       for (int k = 0; k < nz; k++) {
@@ -173,21 +297,26 @@ static void compute_indexmap(void)
 static void compute_initial_conditions(double complex *a)
 {
   double an = npb_pow46(A_MULT, 2LL * nx * ny), start = FT_SEED;
-  randlc(&start, npb_pow46(an, (long long)run.rank * zloc));
+  /* the first row this process holds: (z_lo, 0) in slabs, (z_lo, y1_lo) in pencils */
+  if (pencils)
+    randlc(&start, npb_pow46(A_MULT, 2LL * nx * ((long long)z_lo * ny + y1_lo)));
+  else
+    randlc(&start, npb_pow46(an, (long long)run.rank * zloc));
+  int rows = pencils ? y1loc : ny; /* contiguous rows of each plane, consecutive in the stream */
   ICSIM_PHASE_BEGIN();
   if (!run.skeleton)
     for (int z = 0; z < zloc; z++) {
       double x0 = start;
-      for (int y = 0; y < ny; y++)
-        vranlc(2 * nx, &x0, A_MULT, (double *)&L1(a, z, y, 0));
+      for (int y = 0; y < rows; y++)
+        vranlc(2 * nx, &x0, A_MULT, (double *)&a[((size_t)z * rows + y) * nx]);
       randlc(&start, an);
     }
-  ICSIM_PHASE_END(8.0 * zloc * ny * nx, 16.0 * zloc * ny * nx);
+  ICSIM_PHASE_END(8.0 * npts, 16.0 * npts);
 }
 
 static void evolve(void)
 {
-  size_t pts = (size_t)yloc * nz * nx;
+  size_t pts = npts;
   ICSIM_PHASE_BEGIN();
   if (!run.skeleton)
     for (size_t i = 0; i < pts; i++) {
@@ -204,7 +333,10 @@ static double complex checksum(const double complex *a)
   if (!run.skeleton)
     for (int j = 1; j <= 1024; j++) {
       int q = j % nx, r = (3 * j) % ny, s = (5 * j) % nz;
-      if (s / zloc == run.rank)
+      if (pencils) {
+        if (r >= y1_lo && r < y1_lo + y1loc && s >= z_lo && s < z_lo + zloc)
+          chk += a[((size_t)(s - z_lo) * y1loc + (r - y1_lo)) * nx + q];
+      } else if (s / zloc == run.rank)
         chk += L1(a, s % zloc, r, q);
     }
   double in[2] = {creal(chk), cimag(chk)}, out[2];
@@ -233,11 +365,22 @@ static const double ref_b[20][2] = {
     {5.126691062020e+02, 5.113735928093e+02}, {5.126064276004e+02, 5.114218460548e+02},
     {5.125504076570e+02, 5.114656139760e+02}, {5.125002331720e+02, 5.115053595966e+02},
     {5.124551951846e+02, 5.115415130407e+02}, {5.124146770029e+02, 5.115744692211e+02}};
+static const double ref_c[20][2] = {
+    {5.195078707457e+02, 5.149019699238e+02}, {5.155422171134e+02, 5.127578201997e+02},
+    {5.144678022222e+02, 5.122251847514e+02}, {5.140150594328e+02, 5.121090289018e+02},
+    {5.137550426810e+02, 5.121143685824e+02}, {5.135811056728e+02, 5.121496764568e+02},
+    {5.134569343165e+02, 5.121870921893e+02}, {5.133651975661e+02, 5.122193250322e+02},
+    {5.132955192805e+02, 5.122454735794e+02}, {5.132410471738e+02, 5.122663649603e+02},
+    {5.131971141679e+02, 5.122830879827e+02}, {5.131605205716e+02, 5.122965869718e+02},
+    {5.131290734194e+02, 5.123075927445e+02}, {5.131012720314e+02, 5.123166486553e+02},
+    {5.130760908195e+02, 5.123241541685e+02}, {5.130528295923e+02, 5.123304037599e+02},
+    {5.130310107773e+02, 5.123356167976e+02}, {5.130103090133e+02, 5.123399592211e+02},
+    {5.129905029333e+02, 5.123435588985e+02}, {5.129714421109e+02, 5.123465164008e+02}};
 
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
-  int rc = npb_start(&run, "FT", argc, argv, "SWAB");
+  int rc = npb_start(&run, "FT", argc, argv, "SWABC");
   if (rc) {
     MPI_Finalize();
     return rc & 0xff;
@@ -247,13 +390,35 @@ int main(int argc, char **argv)
   case 'S': nx = 64; ny = 64; nz = 64; niter = 6; ref = ref_s; break;
   case 'W': nx = 128; ny = 128; nz = 32; niter = 6; ref = ref_w; break;
   case 'A': nx = 256; ny = 256; nz = 128; niter = 6; ref = ref_a; break;
-  default: nx = 512; ny = 256; nz = 256; niter = 20; ref = ref_b; break;
+  case 'B': nx = 512; ny = 256; nz = 256; niter = 20; ref = ref_b; break;
+  default: nx = 512; ny = 512; nz = 512; niter = 20; ref = ref_c; break;
   }
-  if ((rc = npb_check_procs(&run, nz < ny ? nz : ny, "slabs of at least one plane along z and along y")))
+  /* NPB's grid: slabs up to nz processes, then nz x (np / nz) pencils, which need at least one
+   * plane of z and of y per grid row (every class has nx >= ny >= nz) */
+  if ((rc = npb_check_procs(&run, nz * nz, "pencils of at least one line along each axis")))
     goto done;
-  zloc = nz / run.nprocs;
-  yloc = ny / run.nprocs;
-  size_t pts = (size_t)nx * ny * zloc;
+  pencils = run.nprocs > nz;
+  if (pencils) {
+    np1 = nz;
+    np2 = run.nprocs / nz;
+    me1 = run.rank / np2;
+    me2 = run.rank % np2;
+    zloc = nz / np2;
+    xloc = nx / np1;
+    y1loc = ny / np1;
+    y3loc = ny / np2;
+    z_lo = me2 * zloc;
+    y1_lo = me1 * y1loc;
+    x_lo = me1 * xloc;
+    y3_lo = me2 * y3loc;
+    MPI_Comm_split(MPI_COMM_WORLD, me1, me2, &row_comm);
+    MPI_Comm_split(MPI_COMM_WORLD, me2, me1, &col_comm);
+  } else {
+    zloc = nz / run.nprocs;
+    yloc = ny / run.nprocs;
+  }
+  npts = (size_t)nx * ny * nz / run.nprocs;
+  size_t pts = npts;
   u0 = npb_alloc(&run, pts * sizeof *u0, "u0");
   u1 = npb_alloc(&run, pts * sizeof *u1, "u1");
   sendbuf = npb_alloc(&run, pts * sizeof *sendbuf, "transpose send buffer");
@@ -263,22 +428,23 @@ int main(int argc, char **argv)
   line = malloc((size_t)(maxn > nz ? maxn : nz) * sizeof *line);
   if (run.rank == 0)
     printf("\n NAS Parallel Benchmarks (icsim implementation) - FT Benchmark\n Size: %4dx%4dx%4d  (class %c)\n"
-           " Iterations: %7d\n Number of processes: %7d\n",
-           nx, ny, nz, run.cls, niter, run.nprocs);
+           " Iterations: %7d\n Number of processes: %7d\n Processor array: %5d x %d (%s)\n",
+           nx, ny, nz, run.cls, niter, run.nprocs, pencils ? np1 : 1, pencils ? np2 : run.nprocs,
+           pencils ? "2D layout, pencils" : "1D layout, slabs");
 
   /* untimed pass bringing every page in, then start over: everything below is timed */
   compute_indexmap();
   compute_initial_conditions(u1);
-  fft3d_forward(u1, u0);
+  forward(u1, u0);
 
   double complex sums[21];
   npb_timer_start(&run);
   compute_indexmap();
   compute_initial_conditions(u1);
-  fft3d_forward(u1, u0);
+  forward(u1, u0);
   for (int it = 1; it <= niter; it++) {
     evolve();
-    fft3d_backward(u1, u1); /* in place: the transpose goes through the buffers */
+    backward(u1, u1); /* in place: the transpose goes through the buffers */
     sums[it] = checksum(u1);
     if (run.rank == 0 && !run.skeleton)
       printf(" T = %5d     Checksum = %22.12e %22.12e\n", it, creal(sums[it]), cimag(sums[it]));
@@ -299,6 +465,10 @@ int main(int argc, char **argv)
   char size[32];
   snprintf(size, sizeof size, "%dx%dx%d", nx, ny, nz);
   npb_report(&run, size, niter, mops, "floating point", verified);
+  if (pencils) {
+    MPI_Comm_free(&row_comm);
+    MPI_Comm_free(&col_comm);
+  }
 done:
   MPI_Finalize();
   return rc;
