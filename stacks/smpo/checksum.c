@@ -64,7 +64,7 @@ int smpo_packet_checksum_ok(const struct smpo_params *p, const uint8_t *pkt, siz
 
 double smpo_checksum_s(const struct smpo_params *p, double clock_Hz, double b)
 {
-  return b * p->checksum_instructions_per_B / clock_Hz;
+  return b * p->checksum_cycles_per_B / clock_Hz;
 }
 
 /* splitmix64: a well-mixed hash of the packet's identity, so that the choice of damaged packets

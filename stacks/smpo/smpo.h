@@ -41,7 +41,7 @@ struct smpo_params {
   /* queue system */
   double queue_packet_instructions;    /* add one packet to the main queue (free slot, ready queue) */
   double queue_message_instructions;   /* ready-queue look-up, extract and free one message */
-  double checksum_instructions_per_B;  /* CRC work per byte checked */
+  double checksum_cycles_per_B;        /* CRC clocks per byte checked */
   double copy_bw_Bps;                  /* memory-to-memory copy rate of the module's CPU */
   bool mmap_driver_buffer;             /* packets built in the mmap-ed driver buffer (no extra copy) */
   /* driver and adapter */

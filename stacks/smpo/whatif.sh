@@ -8,12 +8,12 @@ P=platforms/vniief-smpo.yaml
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 studies=(
-  "baseline (4 KiB packets, CRC 4 instr/B, mmap)|"
+  "baseline (4 KiB packets, CRC 6.7 clocks/B, mmap)|"
   "256 B packets|--set smpo/hardware-buffer=256B"
   "1 KiB packets|--set smpo/hardware-buffer=1KiB"
   "8 KiB packets|--set smpo/hardware-buffer=8KiB"
-  "free checksums (0 instr/B)|--set smpo/checksum-instructions-per-byte=0"
-  "costly checksums (16 instr/B)|--set smpo/checksum-instructions-per-byte=16"
+  "free checksums (0 clocks/B)|--set smpo/checksum-cycles-per-byte=0"
+  "costly checksums (16 clocks/B)|--set smpo/checksum-cycles-per-byte=16"
   "copy on send (no mmap)|--set smpo/mmap-driver-buffer=false"
 )
 printf "%-46s %11s %11s %11s %12s %12s\n" study "lat 0B us" "lat 64K us" "lat 1M us" "bw 64K MB/s" "bw 1M MB/s"

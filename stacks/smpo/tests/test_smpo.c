@@ -19,7 +19,7 @@ static struct smpo_params params(void)
   p.library_packet_instructions = 60;
   p.queue_packet_instructions = 150;
   p.queue_message_instructions = 200;
-  p.checksum_instructions_per_B = 4;
+  p.checksum_cycles_per_B = 4;
   p.copy_bw_Bps = 400e6;
   p.mmap_driver_buffer = true;
   p.driver_call_s = 2e-6;
@@ -275,7 +275,7 @@ Test(device, transfer_modes_and_thresholds)
 }
 
 /* 10,000 bytes at 1 GHz: 3 packets; library 300 + 3 x 60 instructions; checksums over the data
- * twice (message + packets) and 3 x 44 header bytes at 4 instructions per byte; copies at 400 MB/s. */
+ * twice (message + packets) and 3 x 44 header bytes at 4 clocks per byte; copies at 400 MB/s. */
 Test(device, cpu_split_by_hand)
 {
   struct smpo_params p = params();
