@@ -86,10 +86,34 @@ static void command_line(char **argv, char *buf, size_t len)
 }
 
 static pid_t supervised;
+static volatile sig_atomic_t stop_requested;
+/* Stop the point: `icsim run` first gets SIGTERM, which stops its simulation and removes its
+ * temporary folder; the supervisor's loop then takes the whole group down (supervisor_wait). */
 static void supervisor_stop(int sig)
 {
   (void)sig;
-  killpg(0, SIGKILL); /* the whole point: icsim run, smpirun, the simulation, and this supervisor */
+  stop_requested = 1;
+  if (supervised > 0)
+    kill(supervised, SIGTERM);
+  else
+    killpg(0, SIGKILL); /* nothing started yet */
+}
+
+/* Wait for `icsim run`; once stopped, give it STOP_GRACE_S to tidy up, then SIGKILL the group:
+ * icsim run, smpirun, the simulation, and this supervisor. */
+#define STOP_GRACE_S 10
+static int supervisor_wait(void)
+{
+  int status = 0;
+  for (;;) {
+    if (stop_requested) {
+      for (int i = 0; i < STOP_GRACE_S * 20 && waitpid(supervised, &status, WNOHANG) == 0; i++)
+        usleep(50000);
+      killpg(0, SIGKILL);
+    }
+    if (waitpid(supervised, &status, 0) == supervised || errno != EINTR)
+      return status;
+  }
 }
 
 /* Start point P in TMP (created here): returns the supervisor's pid, or -1. */
@@ -135,10 +159,10 @@ static pid_t start_point(const struct sweep *s, const struct sweep_point *p, con
     dprintf(2, "icsim sweep: cannot start %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
-  int status = 0;
-  while (supervised > 0 && waitpid(supervised, &status, 0) < 0 && errno == EINTR)
-    ;
-  _exit(supervised < 0 ? 125 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  if (supervised < 0)
+    _exit(125);
+  int status = supervisor_wait();
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
 /* Point P ran in TMP with exit CODE: move it into place, or report why it failed. */

@@ -101,6 +101,15 @@ Test(npb, ft_pencils_verify_above_nz_processes, .timeout = 300)
   cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
   cr_assert(strstr(out, "1D layout, slabs") && strstr(out, VERIFIED), "%s", out);
   free(out);
+  /* a grid of one's own, as NPB's inputft.data gives it, and one that does not fit */
+  snprintf(cmd, sizeof cmd, ICSIM " run -p " ICSIM_SRC "/bench/star-256.yaml -n 32 --host-timing off " NPB "ft S --grid 4x8");
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  cr_assert(strstr(out, "Processor array:     4 x 8 (2D layout, pencils)") && strstr(out, VERIFIED), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, ICSIM " run -p " ICSIM_SRC "/bench/star-256.yaml -n 32 --host-timing off " NPB "ft S --grid 4x4");
+  cr_assert_neq(run(cmd, &out, 1), 0, "%s", out);
+  cr_assert(strstr(out, "--grid 4x4 does not fit 32 processes"), "%s", out);
+  free(out);
 }
 
 /* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs, two phases each (ep.c).

@@ -153,12 +153,17 @@ Test(sweep_run, a_failing_point_is_reported_and_retried)
 }
 
 /* Start `icsim sweep` on slow.yaml in the background, its stderr to ERRFILE. */
+/* TMPDIR of the sweeps started here: what their points' `icsim run` leave behind shows. */
+static char scratch[700];
+
 static pid_t start_sweep(const char *outdir, const char *errfile)
 {
   pid_t pid = fork();
   if (pid == 0) {
     int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(e, 2);
+    if (scratch[0])
+      setenv("TMPDIR", scratch, 1);
     execl(ICSIM, ICSIM, "sweep", SWEEPS "slow.yaml", "--out", outdir, "-j", "1", (char *)NULL);
     _exit(127);
   }
@@ -225,6 +230,8 @@ Test(sweep_run, killed_at_any_moment_and_resumed, .timeout = 600)
   char *dir = tmpdir(), out[600], errfile[600], *text, cmd[1024];
   snprintf(out, sizeof out, "%s/o", dir);
   snprintf(errfile, sizeof errfile, "%s/err", dir);
+  snprintf(scratch, sizeof scratch, "%s/scratch", dir);
+  cr_assert_eq(mkdir(scratch, 0755), 0);
   /* Ctrl-C after the first point: exit 130, the point in flight removed, nothing running */
   pid_t pid = start_sweep(out, errfile);
   wait_points(out, 1, pid, errfile);
@@ -240,6 +247,7 @@ Test(sweep_run, killed_at_any_moment_and_resumed, .timeout = 600)
   for (int i = 0; i < 50 && processes_mentioning(out) > 0; i++) /* killed, maybe not yet reaped */
     usleep(100000);
   cr_assert_eq(processes_mentioning(out), 0, "a point kept running after its sweep was interrupted");
+  cr_assert_eq(count_dir(scratch), 0, "the interrupted point's icsim run left its temporary folder in %s", scratch);
   /* SIGKILL while a point runs: its supervisor takes the simulation down */
   pid = start_sweep(out, errfile);
   snprintf(cmd, sizeof cmd, "%s/points", out);
@@ -255,6 +263,7 @@ Test(sweep_run, killed_at_any_moment_and_resumed, .timeout = 600)
   for (int i = 0; i < 50 && processes_mentioning(out) > 0; i++)
     usleep(100000);
   cr_assert_eq(processes_mentioning(out), 0, "a point kept running after its sweep was killed");
+  cr_assert_eq(count_dir(scratch), 0, "the killed sweep's point left its temporary folder in %s", scratch);
   /* and it was stopped, not left to finish: its output has no result row (a point takes about a
    * second; it was killed as it started) */
   snprintf(cmd, sizeof cmd, "cat %s/*/out.txt", tmp);

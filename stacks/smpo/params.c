@@ -1,7 +1,8 @@
 /* The SMPO stack's parameter table: the one place its values and their origins live. The paper
- * publishes no timing figure (no latency, no bandwidth, no instruction count): every timing value
- * here is `assumed`, with the reasoning that makes it plausible for a 2004 module with a PCI
- * channel adapter; `paper` marks what the paper states (a mechanism switched on, a field present). */
+ * publishes no timing figure (no latency, no bandwidth, no instruction count): the timing values
+ * here are `assumed`, with the reasoning that makes them plausible for a 2004 module with a PCI
+ * channel adapter, except the checksum rate, a published figure (`paper`) for the algorithm;
+ * `paper` also marks what the SMPO paper states (a mechanism switched on, a field present). */
 #include "smpo.h"
 
 #define F(field) offsetof(struct smpo_params, field)

@@ -393,14 +393,21 @@ int main(int argc, char **argv)
   case 'B': nx = 512; ny = 256; nz = 256; niter = 20; ref = ref_b; break;
   default: nx = 512; ny = 512; nz = 512; niter = 20; ref = ref_c; break;
   }
-  /* NPB's grid: slabs up to nz processes, then nz x (np / nz) pencils, which need at least one
-   * plane of z and of y per grid row (every class has nx >= ny >= nz) */
-  if ((rc = npb_check_procs(&run, nz * nz, "pencils of at least one line along each axis")))
+  /* NPB's default grid: slabs (1 x np) up to nz processes, then nz x (np / nz) pencils; or the
+   * grid asked for, as NPB's inputft.data gives it. Every class has nx >= ny >= nz. */
+  if (!run.grid[0] && (rc = npb_check_procs(&run, nz * nz, "pencils of at least one line along each axis")))
     goto done;
-  pencils = run.nprocs > nz;
+  np1 = run.grid[0] ? run.grid[0] : run.nprocs > nz ? nz : 1;
+  np2 = run.grid[0] ? run.grid[1] : run.nprocs / np1;
+  if (np1 * np2 != run.nprocs || np1 > ny || np2 > nz || (np1 & (np1 - 1))) {
+    if (run.rank == 0)
+      fprintf(stderr, "FT class %c: --grid %dx%d does not fit %d processes: NP1 x NP2 must be the process count, NP1 a "
+              "power of two up to %d, NP2 up to %d\n", run.cls, np1, np2, run.nprocs, ny, nz);
+    rc = 2;
+    goto done;
+  }
+  pencils = np1 > 1;
   if (pencils) {
-    np1 = nz;
-    np2 = run.nprocs / nz;
     me1 = run.rank / np2;
     me2 = run.rank % np2;
     zloc = nz / np2;

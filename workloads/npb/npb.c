@@ -39,15 +39,22 @@ double npb_pow46(double a, long long n)
   return (double)result;
 }
 
+static int has_grid(const char *name) { return !strcmp(name, "FT"); }
+
 static void usage(const char *name, const char *classes)
 {
-  printf("usage: %s [CLASS] [--skeleton]\n"
+  printf("usage: %s [CLASS] [--skeleton]%s\n"
          "  NAS Parallel Benchmarks kernel %s (icsim's implementation of the NPB 3 problem definition).\n"
          "  CLASS        problem class, one of %s (default S)\n"
          "  --skeleton   under `icsim run` only: skip the computation, charge its declared cost from the\n"
-         "               platform's compute model and keep big arrays in shared pages (verification skipped)\n"
-         "  The number of processes must be a power of two.\n",
-         name, name, classes);
+         "               platform's compute model and keep big arrays in shared pages (verification skipped)\n",
+         name, has_grid(name) ? " [--grid NP1xNP2]" : "", name, classes);
+  if (has_grid(name))
+    printf("  --grid NP1xNP2  processor array, as NPB's inputft.data sets it: 1xNP = slabs (1D layout),\n"
+           "               NP1 > 1 = pencils (2D layout); NP1 x NP2 = the process count, NP1 divides nx and\n"
+           "               ny, NP2 divides ny and nz. Default: NPB's, 1xNP up to nz processes, else\n"
+           "               nz x (NP / nz)\n");
+  printf("  The number of processes must be a power of two.\n");
 }
 
 int npb_start(struct npb_run *run, const char *name, int argc, char **argv, const char *classes)
@@ -61,6 +68,14 @@ int npb_start(struct npb_run *run, const char *name, int argc, char **argv, cons
     const char *a = argv[i];
     if (!strcmp(a, "--skeleton")) {
       run->skeleton = 1;
+    } else if (has_grid(name) && (!strcmp(a, "--grid") || !strncmp(a, "--grid=", 7))) {
+      const char *g = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : "";
+      char tail;
+      if (sscanf(g, "%dx%d%c", &run->grid[0], &run->grid[1], &tail) != 2 || run->grid[0] < 1 || run->grid[1] < 1) {
+        if (run->rank == 0)
+          fprintf(stderr, "%s: --grid '%s': give the processor array as NP1xNP2, e.g. --grid 64x64\n", name, g);
+        return 2;
+      }
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       if (run->rank == 0)
         usage(name, classes);

@@ -19,12 +19,13 @@ struct npb_run {
   const char *name; /* "IS" */
   char cls;         /* S W A B */
   int skeleton;     /* loops skipped, compute charged from the model (icsim only) */
+  int grid[2];      /* FT's --grid NP1xNP2 (NPB's inputft.data processor array), 0 0 = the default */
   int rank, nprocs;
   double t0, compute0; /* timed region start: wall and this rank's declared compute */
   double time_s, compute_s, comm_s;
 };
 
-/* Parse "[CLASS] [--skeleton]"; CLASSES lists the accepted letters. Checks that the process
+/* Parse "[CLASS] [--skeleton]" (FT also "--grid NP1xNP2"); CLASSES lists the accepted letters. Checks that the process
  * count is a power of two no larger than MAXPROCS for this class (0 = no limit). Returns 0, or
  * an exit status after printing why (rank 0 only). */
 int npb_start(struct npb_run *run, const char *name, int argc, char **argv, const char *classes);
