@@ -5,7 +5,13 @@
  * rank went on (or left the others waiting) where an MPI returns the error at once. These are the
  * checks SMPI 3.32 makes in its own collectives (src/smpi/bindings/smpi_pmpi_coll.cpp), in the
  * same order with the same error classes, so a program sees under icsim what it sees under plain
- * SMPI; the caller hands the code to the communicator's error handler (icsim_error). */
+ * SMPI; the caller hands the code to the communicator's error handler (icsim_error).
+ *
+ * One check more than SMPI's: a send buffer that is the receive buffer (or this rank's own block
+ * of it) where MPI_IN_PLACE was meant. MPI forbids the aliasing (MPI 4.0, 2.5.1: no two
+ * arguments may overlap if one is written) and MPICH reports it as MPI_ERR_BUFFER before any
+ * message (its MPIR_ERRTEST_ALIAS_COLL, under the same conditions as here); SMPI runs the
+ * algorithm on the aliased buffers, returns success and leaves wrong data. */
 #include <stddef.h>
 
 #include "coll.h"
@@ -79,6 +85,17 @@ static int op_ok(MPI_Op op, MPI_Datatype t)
   return taken && kind && !(taken & kind) ? MPI_ERR_OP : MPI_SUCCESS;
 }
 
+/* MPI_ERR_BUFFER when the buffers are one (MPICH's aliasing check). */
+static int distinct(const void *a, const void *b) { return a == b ? MPI_ERR_BUFFER : MPI_SUCCESS; }
+
+/* This rank's block of BUF, AT elements of T in (T already checked). */
+static const void *own_block(const void *buf, long long at, MPI_Datatype t)
+{
+  int s = 0;
+  PMPI_Type_size(t, &s);
+  return (const char *)buf + at * s;
+}
+
 /* Bytes of COUNT elements of T (T already checked). */
 static long long bytes(int count, MPI_Datatype t)
 {
@@ -112,6 +129,8 @@ int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount,
     TRY(not_in_place(sbuf));
   }
   TRY(root_ok(c, root));
+  if (c->me == root && sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
+    TRY(distinct(sbuf, own_block(rbuf, (long long)c->me * rcount, rtype)));
   if (c->me == root && sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -139,6 +158,8 @@ int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount
       TRY(count_ok(rcounts[i]));
       TRY(buf_ok(rbuf, rcounts[i], rtype));
     }
+  if (c->me == root && sbuf != MPI_IN_PLACE && stype == rtype && scount != 0 && rcounts[c->me] != 0)
+    TRY(distinct(sbuf, own_block(rbuf, displs[c->me], rtype)));
   return MPI_SUCCESS;
 }
 
@@ -159,6 +180,8 @@ int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount
     TRY(buf_ok(rbuf, rcount, rtype));
   }
   TRY(root_ok(c, root));
+  if (c->me == root && rbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
+    TRY(distinct(rbuf, own_block(sbuf, (long long)c->me * scount, stype)));
   if (c->me == root && rbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -182,6 +205,8 @@ int icsim_check_scatterv(const struct icsim_coll *c, const void *sbuf, const int
       TRY(count_ok(scounts[i]));
       TRY(buf_ok(sbuf, scounts[i], stype));
     }
+    if (rbuf != MPI_IN_PLACE && stype == rtype && rcount != 0 && scounts[c->me] != 0)
+      TRY(distinct(rbuf, own_block(sbuf, displs[c->me], stype)));
   } else {
     TRY(not_in_place(rbuf));
   }
@@ -201,6 +226,8 @@ int icsim_check_allgather(const struct icsim_coll *c, const void *sbuf, int scou
   TRY(count_ok(rcount));
   TRY(buf_ok(sbuf, scount, stype));
   TRY(buf_ok(rbuf, rcount, rtype));
+  if (sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
+    TRY(distinct(sbuf, own_block(rbuf, (long long)c->me * rcount, rtype)));
   if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -223,6 +250,8 @@ int icsim_check_allgatherv(const struct icsim_coll *c, const void *sbuf, int sco
     TRY(count_ok(rcounts[i]));
     TRY(buf_ok(rbuf, rcounts[i], rtype));
   }
+  if (sbuf != MPI_IN_PLACE && stype == rtype && scount != 0 && rcounts[c->me] != 0)
+    TRY(distinct(sbuf, own_block(rbuf, displs[c->me], rtype)));
   return MPI_SUCCESS;
 }
 
@@ -238,6 +267,8 @@ int icsim_check_alltoall(const struct icsim_coll *c, const void *sbuf, int scoun
   TRY(type_ok(rtype));
   TRY(count_ok(rcount));
   TRY(buf_ok(rbuf, rcount, rtype));
+  if (sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
+    TRY(distinct(sbuf, rbuf));
   if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -262,6 +293,8 @@ int icsim_check_alltoallv(const struct icsim_coll *c, const void *sbuf, const in
     TRY(buf_ok(rbuf, rcounts[i], rtype));
     TRY(count_ok(rcounts[i]));
   }
+  if (sbuf != MPI_IN_PLACE && stype == rtype && scounts == rcounts)
+    TRY(distinct(sbuf, rbuf));
   if (sbuf != MPI_IN_PLACE && bytes(rcounts[c->me], rtype) != bytes(scounts[c->me], stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
@@ -289,6 +322,8 @@ int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const in
     TRY(type_ok(rtypes[i]));
     TRY(buf_ok(rbuf, rcounts[i], rtypes[i]));
   }
+  if (sbuf != MPI_IN_PLACE && stypes == rtypes && scounts == rcounts)
+    TRY(distinct(sbuf, rbuf));
   return MPI_SUCCESS;
 }
 
@@ -303,7 +338,8 @@ int icsim_check_reduce(const struct icsim_coll *c, const void *sbuf, const void 
     TRY(buf_ok(rbuf, count, t));
   }
   TRY(op_ok(op, t));
-  return root_ok(c, root);
+  TRY(root_ok(c, root));
+  return c->me == root && count > 0 && sbuf != MPI_IN_PLACE ? distinct(sbuf, rbuf) : MPI_SUCCESS;
 }
 
 int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count, MPI_Datatype t,
@@ -315,7 +351,8 @@ int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const vo
   TRY(op_ok(op, t));
   TRY(count_ok(count));
   TRY(buf_ok(sbuf, count, t));
-  return buf_ok(rbuf, count, t);
+  TRY(buf_ok(rbuf, count, t));
+  return sbuf != MPI_IN_PLACE && count != 0 ? distinct(sbuf, rbuf) : MPI_SUCCESS;
 }
 
 /* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block (COUNT: the block) check alike. */
@@ -327,7 +364,8 @@ int icsim_check_scan(const struct icsim_coll *c, const void *sbuf, const void *r
   TRY(count_ok(count));
   TRY(buf_ok(sbuf, count, t));
   TRY(buf_ok(rbuf, count, t));
-  return op_ok(op, t);
+  TRY(op_ok(op, t));
+  return sbuf != MPI_IN_PLACE && count != 0 ? distinct(sbuf, rbuf) : MPI_SUCCESS;
 }
 
 int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, const void *rbuf, const int *rcounts,
@@ -337,10 +375,12 @@ int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, con
   TRY(type_ok(t));
   TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
   TRY(op_ok(op, t));
+  long long sum = 0;
   for (int i = 0; i < c->n; i++) {
     TRY(count_ok(rcounts[i]));
     TRY(buf_ok(sbuf, rcounts[i], t));
     TRY(buf_ok(rbuf, rcounts[i], t));
+    sum += rcounts[i];
   }
-  return MPI_SUCCESS;
+  return sbuf != MPI_IN_PLACE && sum != 0 ? distinct(sbuf, rbuf) : MPI_SUCCESS;
 }

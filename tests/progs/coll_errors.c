@@ -1,8 +1,10 @@
 /* Erroneous calls a program may make, each on every rank: a collective with an uncommitted type,
  * a negative count, a null buffer holding data, a root out of range, a null operation, an operation
  * the type does not take (the maximum of bytes), a null request; a gather whose root's count is too
- * small (only the root can tell); a send to a rank out of range; a message longer than its receive
- * buffer (MPI_Recv; MPI_Waitall: MPI_ERR_IN_STATUS). With MPI_ERRORS_RETURN each call must return
+ * small (only the root can tell); a send buffer that is the receive buffer (or this rank's block of
+ * it) where MPI_IN_PLACE was meant (MPI_ERR_BUFFER, as MPICH reports it; the root alone, for the
+ * rooted ones); a send to a rank out of range; a message longer than its receive buffer (MPI_Recv;
+ * MPI_Waitall: MPI_ERR_IN_STATUS). With MPI_ERRORS_RETURN each call must return
  * its error class at once, having sent nothing, so that the collectives after it still match and
  * the program ends; a handler of the program's own must be called with the code. Prints
  * "coll_errors: N wrong" (rank 0). Runs clean under native MPICH too.
@@ -64,6 +66,17 @@ int main(int argc, char **argv)
     MPI_Error_class(rc, &cls);
   bad += expect("ibcast, null request", rc, cls == MPI_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_REQUEST);
   bad += expect("ialltoall, uncommitted type", MPI_Ialltoall(sb, 1, loose, rb, 1, loose, comm, &req), MPI_ERR_TYPE);
+  /* aliased buffers, each caught before any message (only the root calls the rooted ones) */
+  bad += expect("allreduce, aliased", MPI_Allreduce(sb, sb, 4, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER);
+  bad += expect("alltoall, aliased", MPI_Alltoall(sb, 1, MPI_INT, sb, 1, MPI_INT, comm), MPI_ERR_BUFFER);
+  bad += expect("allgather, own block aliased", MPI_Allgather(&sb[rank], 1, MPI_INT, sb, 1, MPI_INT, comm),
+                MPI_ERR_BUFFER);
+  bad += expect("scan, aliased", MPI_Scan(sb, sb, 2, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER);
+  if (rank == 0) {
+    bad += expect("gather, root's block aliased", MPI_Gather(sb, 1, MPI_INT, sb, 1, MPI_INT, 0, comm), MPI_ERR_BUFFER);
+    bad += expect("reduce, root aliased", MPI_Reduce(sb, sb, 1, MPI_INT, MPI_SUM, 0, comm), MPI_ERR_BUFFER);
+  }
+  bad += expect("allreduce, no data, aliased", MPI_Allreduce(sb, sb, 0, MPI_INT, MPI_SUM, comm), MPI_SUCCESS);
   bad += expect("send, rank out of range", MPI_Send(sb, 1, MPI_INT, n, 0, comm), MPI_ERR_RANK);
   /* counts that disagree: only the root can tell (it returns the truncation without receiving); the
    * others' blocks are left unreceived and must not match any later collective */
