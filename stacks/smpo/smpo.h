@@ -258,7 +258,9 @@ struct smpo_state {
   double smpo_messages, packets, header_bytes, packet_checksums, message_checksums, shm_messages, transit_hops,
       packet_transit_hops, inline_msgs, eager_msgs, rendezvous_msgs, copies_avoided, corrupted_packets,
       detected_corruptions, delivered_corrupted, late_insertions, unqueued_receives;
-  double library_s, queue_s, driver_s, hardware_s, shm_s;
+  /* hardware_s: the transfers' simulated durations (contention included); hardware_uncontended_s:
+   * the wire model's time of each alone */
+  double library_s, queue_s, driver_s, hardware_s, hardware_uncontended_s, shm_s;
 };
 
 /* The receive path's abort on a checksum mismatch: prints the library's diagnostic (rank,
