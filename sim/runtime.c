@@ -112,6 +112,7 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   rt->compute_s = calloc((size_t)rt->nranks, sizeof *rt->compute_s);
   rt->rank_end = calloc((size_t)rt->nranks, sizeof *rt->rank_end);
   rt->rank_status = calloc((size_t)rt->nranks, sizeof *rt->rank_status);
+  rt->rank_internal = calloc((size_t)rt->nranks, sizeof *rt->rank_internal);
   current = rt;
   return 0;
 }
@@ -280,6 +281,7 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
   free(rt->compute_s);
   free(rt->rank_end);
   free(rt->rank_status);
+  free(rt->rank_internal);
   if (rt == current)
     current = NULL;
   free(rt);
@@ -356,7 +358,7 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
                         double size, struct icsim_wire_cost *c)
 {
   const struct icsim_transfer *t =
-      icsim_transfers_start(rt->transfers, src_host, dst_host, size, q->now_s, rt->internal_calls > 0);
+      icsim_transfers_start(rt->transfers, src_host, dst_host, size, q->now_s, rt->internal_calls > 0, rt->rank_internal);
   q->id = t ? t->id : 0;
   q->msg = t ? &t->msg : NULL;
   q->kind = t ? t->msg.kind : ICSIM_MSG_P2P;
@@ -387,11 +389,19 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
       rt->pf.layer[i]->transfer_done(rt->state[i], t, now);
 }
 
-void icsim_runtime_internal_enter(struct icsim_runtime *rt) { rt->internal_calls++; }
-void icsim_runtime_internal_leave(struct icsim_runtime *rt)
+void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank)
+{
+  rt->internal_calls++;
+  if (rt->rank_internal && rank >= 0 && rank < rt->nranks)
+    rt->rank_internal[rank]++;
+}
+
+void icsim_runtime_internal_leave(struct icsim_runtime *rt, int rank)
 {
   if (rt->internal_calls > 0)
     rt->internal_calls--;
+  if (rt->rank_internal && rank >= 0 && rank < rt->nranks && rt->rank_internal[rank] > 0)
+    rt->rank_internal[rank]--;
 }
 
 static void json_counters(FILE *f, const struct icsim_stack_ops *ops, void *state)

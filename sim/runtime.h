@@ -20,6 +20,7 @@ struct icsim_runtime {
   int has_call_cpu; /* some layer costs every MPI call */
   struct icsim_transfer_table *transfers;
   int internal_calls; /* ranks now inside an SMPI call that sends its own messages */
+  int *rank_internal; /* [nranks]: the same, per world rank */
   /* counters kept by sim/ itself, whatever the stack */
   double messages, payload_bytes, send_cpu_s, recv_cpu_s, call_cpu_s, transfers_started, intra_node_transfers,
       intra_node_messages, mpi_calls;
@@ -84,8 +85,10 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
 void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double now);
 /* Brackets around SMPI calls that send their own messages (window fences, communicator
  * creation): transfers nobody announced meanwhile are SMPI's, not missed messages. */
-void icsim_runtime_internal_enter(struct icsim_runtime *rt);
-void icsim_runtime_internal_leave(struct icsim_runtime *rt);
+/* RANK (world; -1 when not known yet, in MPI_Init) enters / leaves an SMPI call that sends
+ * SMPI's own messages. */
+void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank);
+void icsim_runtime_internal_leave(struct icsim_runtime *rt, int rank);
 
 /* Channel capacity for N sharers from the composing stack, else the network stack; negative
  * when neither models it. */

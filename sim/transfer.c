@@ -85,14 +85,26 @@ uint64_t icsim_transfers_announce(struct icsim_transfer_table *t, const struct i
   return n->t.id;
 }
 
-/* Take the oldest announcement of exactly this key, or NULL. */
-static struct node *take(struct icsim_transfer_table *t, int src, int dst, double bytes)
+/* Take the oldest announcement of exactly this key, or NULL.
+ *
+ * SMPI's own messages (those of MPI_Init, MPI_Finalize, communicator creation: RANK_INTERNAL
+ * counts, per world rank, the SMPI calls a rank is inside) carry no announcement, and one of the
+ * same hosts and size must not take a message's. A transfer starts when the later of its two
+ * sides is posted; an internal message's receive is posted inside such a call. So when the oldest
+ * candidate's receiver is inside one now and the candidate was announced earlier (its sender is
+ * not posting it at this instant), the transfer starting is the receiver's SMPI message. (A
+ * message whose receiver posted its receive and then entered such a call starts at its sender's
+ * send, at the instant it is announced: it still takes its announcement.) */
+static struct node *take(struct icsim_transfer_table *t, int src, int dst, double bytes, double now,
+                         const int *rank_internal)
 {
   if (bytes < 0)
     return NULL;
   for (struct node **pp = &t->waiting[key_bucket(src, dst, bytes)]; *pp; pp = &(*pp)->next) {
     struct node *n = *pp;
     if (n->t.src_host == src && n->t.dst_host == dst && (double)n->t.msg.bytes == bytes) {
+      if (rank_internal && n->t.msg.dst_rank >= 0 && rank_internal[n->t.msg.dst_rank] > 0 && n->t.announced_s < now)
+        return NULL;
       *pp = n->next;
       return n;
     }
@@ -105,11 +117,12 @@ static struct node *take(struct icsim_transfer_table *t, int src, int dst, doubl
 #define SMPI_ENVELOPE_B 16
 
 const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *t, int src_host, int dst_host,
-                                                   double size, double now, int internal)
+                                                   double size, double now, int internal, const int *rank_internal)
 {
-  struct node *n = take(t, src_host, dst_host, size - SMPI_ENVELOPE_B);
+  const int *ri = internal ? rank_internal : NULL;
+  struct node *n = take(t, src_host, dst_host, size - SMPI_ENVELOPE_B, now, ri);
   if (!n)
-    n = take(t, src_host, dst_host, size);
+    n = take(t, src_host, dst_host, size, now, ri);
   if (!n) {
     if (internal)
       t->c.internal++;

@@ -26,9 +26,10 @@ uint64_t icsim_transfers_announce(struct icsim_transfer_table *t, const struct i
                                   int dst_host, double now);
 /* Wire side: the transfer of PAYLOAD bytes from SRC to DST starts at NOW. Returns its record,
  * or NULL when nobody announced it (counted; INTERNAL says an SMPI call with its own messages
- * was under way). */
+ * was under way, RANK_INTERNAL (may be NULL) which world ranks are inside one: see take()). */
 const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *t, int src_host, int dst_host,
-                                                   double payload, double now, int internal);
+                                                   double payload, double now, int internal,
+                                                   const int *rank_internal);
 /* MPI side: message ID was cancelled before it started (MPI_Cancel took): it will never be a
  * transfer, so it no longer counts as announced. Returns 1 when ID was waiting. */
 int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id);

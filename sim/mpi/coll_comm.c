@@ -83,9 +83,9 @@ static MPI_Comm make_shadow(MPI_Comm comm)
   MPI_Comm dup = MPI_COMM_NULL;
   PMPI_Comm_group(comm, &g);
   /* SMPI's communicator creation sends its own messages: counted as SMPI's, not as missed ones */
-  icsim_runtime_internal_enter(icsim_runtime_get());
+  icsim_runtime_internal_enter(icsim_runtime_get(), icsim_my_rank());
   PMPI_Comm_create(comm, g, &dup);
-  icsim_runtime_internal_leave(icsim_runtime_get());
+  icsim_runtime_internal_leave(icsim_runtime_get(), icsim_my_rank());
   /* its messages' errors (a truncation: the program's counts disagree) come back to the collective,
    * which hands them to the program's communicator; SMPI would stop at once on a fatal handler */
   if (dup != MPI_COMM_NULL)

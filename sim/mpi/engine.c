@@ -962,9 +962,9 @@ static int free_comm(MPI_Comm *comm, int (*pmpi)(MPI_Comm *))
     return pmpi(comm);
   if (comm && *comm != MPI_COMM_NULL)
     comm_freed(*comm);
-  icsim_runtime_internal_enter(rt);
+  icsim_runtime_internal_enter(rt, icsim_my_rank());
   int rc = pmpi(comm);
-  icsim_runtime_internal_leave(rt);
+  icsim_runtime_internal_leave(rt, icsim_my_rank());
   return rc;
 }
 

@@ -159,10 +159,10 @@ int MPI_Init(int *argc, char ***argv)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt)
-    icsim_runtime_internal_enter(rt);
+    icsim_runtime_internal_enter(rt, -1); /* the rank is not known before MPI_Init */
   int rc = PMPI_Init(argc, argv);
   if (rt)
-    icsim_runtime_internal_leave(rt);
+    icsim_runtime_internal_leave(rt, -1);
   return check_placement(rc);
 }
 
@@ -170,10 +170,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt)
-    icsim_runtime_internal_enter(rt);
+    icsim_runtime_internal_enter(rt, -1);
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rt)
-    icsim_runtime_internal_leave(rt);
+    icsim_runtime_internal_leave(rt, -1);
   return check_placement(rc);
 }
 
@@ -185,9 +185,10 @@ int MPI_Finalize(void)
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
     return PMPI_Finalize();
-  icsim_runtime_internal_enter(rt);
+  int me_rank = icsim_my_rank();
+  icsim_runtime_internal_enter(rt, me_rank);
   int rc = PMPI_Finalize();
-  icsim_runtime_internal_leave(rt);
+  icsim_runtime_internal_leave(rt, me_rank);
   int me = my_state_slot(rt);
   if (rc == MPI_SUCCESS && me >= 0 && rt->rank_end[me] == ICSIM_RANK_RUNNING)
     rt->rank_end[me] = ICSIM_RANK_FINALIZED;

@@ -274,14 +274,14 @@ static void internal_enter(const char *name)
     return;
   icsim_charge_call(name);
   icsim_engine_poll();
-  icsim_runtime_internal_enter(rt);
+  icsim_runtime_internal_enter(rt, icsim_my_rank());
 }
 
 static int internal_leave(int rc)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt)
-    icsim_runtime_internal_leave(rt);
+    icsim_runtime_internal_leave(rt, icsim_my_rank());
   return rc;
 }
 
