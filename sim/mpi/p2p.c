@@ -319,6 +319,19 @@ INTERNAL(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *
 INTERNAL(Cart_create, (MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out),
          (comm, ndims, dims, periods, reorder, out))
 INTERNAL(Cart_sub, (MPI_Comm comm, const int *remain, MPI_Comm *out), (comm, remain, out))
+INTERNAL(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *out), (comm, info, out))
+INTERNAL(Graph_create, (MPI_Comm comm, int nnodes, const int *index, const int *edges, int reorder, MPI_Comm *out),
+         (comm, nnodes, index, edges, reorder, out))
+INTERNAL(Dist_graph_create,
+         (MPI_Comm comm, int n, const int *sources, const int *degrees, const int *destinations, const int *weights,
+          MPI_Info info, int reorder, MPI_Comm *out),
+         (comm, n, sources, degrees, destinations, weights, info, reorder, out))
+INTERNAL(Dist_graph_create_adjacent,
+         (MPI_Comm comm, int indegree, const int *sources, const int *sourceweights, int outdegree,
+          const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *out),
+         (comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, out))
+INTERNAL(Win_allocate_shared, (MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win),
+         (size, disp, info, comm, base, win))
 
 /* SMPI 3.32 implements neither intercommunicators nor matched probes; say so instead of SMPI's
  * generic abort. */

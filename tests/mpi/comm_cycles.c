@@ -359,9 +359,18 @@ static void cycle(int k)
   int r = suite_rank, n = suite_size;
   MPI_Comm a, b, c;
   switch (k % 6) {
-  case 0:
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
-    run_and_free(&a, k, "dup of WORLD");
+  case 0: /* a dup, or every other time a dup with hints (SMPI sends its own messages for both) */
+    if (k % 12 == 6) {
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+      MPI_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &a));
+      MPI_Info_free(&info);
+      run_and_free(&a, k, "dup of WORLD with an info");
+    } else {
+      MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+      run_and_free(&a, k, "dup of WORLD");
+    }
     break;
   case 1: /* all ranks, reversed and rotated */
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (n - r + k) % n, &a));
