@@ -488,6 +488,8 @@ void icsim_runtime_note(const char *line)
 
 int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
 {
+  if (getenv("ICSIM_DEBUG_TRANSFERS"))
+    icsim_transfers_print_waiting(rt->transfers, stderr);
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->check && rt->pf.layer[i]->check(rt->state[i], err, errlen))
       return -1;

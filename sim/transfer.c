@@ -47,6 +47,7 @@ void icsim_transfers_free(struct icsim_transfer_table *t)
 {
   if (!t)
     return;
+
   for (size_t i = 0; i < NBUCKETS; i++) {
     free_list(t->waiting[i]);
     free_list(t->flying[i]);
@@ -180,3 +181,13 @@ const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t
 }
 
 void icsim_transfers_counts(const struct icsim_transfer_table *t, struct icsim_transfer_counts *c) { *c = t->c; }
+
+void icsim_transfers_print_waiting(const struct icsim_transfer_table *t, FILE *out)
+{
+  static const char *kinds[] = {"message", "put", "get"};
+  for (size_t i = 0; i < NBUCKETS; i++)
+    for (const struct node *n = t->waiting[i]; n; n = n->next)
+      fprintf(out, "icsim: announced, never started: %s rank %d -> %d (host %d -> %d), %zu bytes, at %.9f s\n",
+              kinds[n->t.msg.kind], n->t.msg.src_rank, n->t.msg.dst_rank, n->t.src_host, n->t.dst_host, n->t.msg.bytes,
+              n->t.announced_s);
+}

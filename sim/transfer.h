@@ -13,6 +13,7 @@
 #define ICSIM_TRANSFER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stack.h"
 
@@ -44,5 +45,7 @@ struct icsim_transfer_counts {
   double open;        /* started, not reported complete */
 };
 void icsim_transfers_counts(const struct icsim_transfer_table *t, struct icsim_transfer_counts *c);
+/* ICSIM_DEBUG_TRANSFERS: the announcements no transfer took, a line each. */
+void icsim_transfers_print_waiting(const struct icsim_transfer_table *t, FILE *out);
 
 #endif

@@ -248,14 +248,16 @@ int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target
   return icsim_win_error(win, "MPI_Raccumulate", PMPI_Raccumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win, req));
 }
 
-/* Read-modify-write operations fetch the old value and send the new one: both directions. */
+/* Read-modify-write operations fetch the old value and send the new one: both directions. SMPI
+ * 3.32 makes them a get and then an accumulate, so on the origin's own window the get is a local
+ * copy and the accumulate still a transfer (as MPI_Accumulate's). */
 int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf, int rcount, MPI_Datatype rtype,
                        int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
   icsim_charge_call("MPI_Get_accumulate");
   rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win, 0);
   if (op != MPI_NO_OP)
-    rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
+    rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
   return icsim_win_error(win, "MPI_Get_accumulate", PMPI_Get_accumulate(no_data(obuf, ocount, otype), ocount, otype, no_data(rbuf, rcount, rtype), rcount, rtype, target, tdisp, tcount, ttype, op, win));
 }
 

@@ -140,6 +140,23 @@ int main(int argc, char **argv)
       break;
     }
   MPI_Type_free(&strided);
+  /* read-modify-write on the own window, passive target: SMPI makes them a get (a local copy here)
+   * and an accumulate (a transfer even here), which the layer must announce as such */
+  suite_step("Fetch_and_op and Get_accumulate on the own window (passive target)");
+  int one = 1, old = -7, add2[2] = {5, 6}, old2[2] = {-7, -7};
+  int before0 = mem[0], before1 = mem[1], before2 = mem[2];
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+  MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT, me, 0, MPI_SUM, win));
+  MPI_OK(MPI_Win_unlock(me, win));
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+  MPI_OK(MPI_Get_accumulate(add2, 2, MPI_INT, old2, 2, MPI_INT, me, 1, 2, MPI_INT, MPI_SUM, win));
+  MPI_OK(MPI_Win_unlock(me, win));
+  CHECK(old == before0 && mem[0] == before0 + 1, "Fetch_and_op: old %d (expected %d), now %d (expected %d)", old, before0,
+        mem[0], before0 + 1);
+  CHECK(old2[0] == before1 && old2[1] == before2 && mem[1] == before1 + 5 && mem[2] == before2 + 6,
+        "Get_accumulate: old %d %d (expected %d %d), now %d %d (expected %d %d)", old2[0], old2[1], before1, before2,
+        mem[1], mem[2], before1 + 5, before2 + 6);
+  MPI_Barrier(MPI_COMM_WORLD);
   suite_step("MPI_Win_free (ints)");
   MPI_OK(MPI_Win_free(&win));
   CHECK(win == MPI_WIN_NULL, "MPI_Win_free did not set the handle to MPI_WIN_NULL");
