@@ -179,11 +179,11 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 /* One-sided operations: the origin's CPU issues them; the transfer is announced in the direction
  * the data flows (a get flows from the target). On the origin's own window SMPI 3.32 copies a put
  * or get locally but still moves an accumulate as a transfer (SELF_MOVES). */
-static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int target, MPI_Win win, int self_moves)
+static uint64_t rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int target, MPI_Win win, int self_moves)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt || target == MPI_PROC_NULL)
-    return;
+    return 0;
   MPI_Group g;
   PMPI_Win_get_group(win, &g);
   int world = icsim_group_world_rank(g, target);
@@ -196,56 +196,67 @@ static void rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int tar
     icsim_fill_msg(rt, &m, me, world, bytes, buf, 0);
   m.kind = kind;
   icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
-  if (world != me || self_moves)
-    icsim_runtime_announce(rt, &m, simgrid_get_clock());
+  return world != me || self_moves ? icsim_runtime_announce(rt, &m, simgrid_get_clock()) : 0;
+}
+
+/* The call failed (an erroneous argument): SMPI moved nothing, so its announcements go. */
+static int rma_done(int rc, uint64_t id1, uint64_t id2)
+{
+  if (rc != MPI_SUCCESS) {
+    if (id1)
+      icsim_withdraw_send(MPI_REQUEST_NULL, id1);
+    if (id2)
+      icsim_withdraw_send(MPI_REQUEST_NULL, id2);
+  }
+  return rc;
 }
 
 int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
             MPI_Datatype ttype, MPI_Win win)
 {
   icsim_charge_call("MPI_Put");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
-  return icsim_win_error(win, "MPI_Put", PMPI_Put(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win));
+  uint64_t id = rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
+  return icsim_win_error(win, "MPI_Put", rma_done(PMPI_Put(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win), id, 0));
 }
 
 int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
             MPI_Win win)
 {
   icsim_charge_call("MPI_Get");
-  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
-  return icsim_win_error(win, "MPI_Get", PMPI_Get(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win));
+  uint64_t id = rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
+  return icsim_win_error(win, "MPI_Get", rma_done(PMPI_Get(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win), id, 0));
 }
 
 int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
                    MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
   icsim_charge_call("MPI_Accumulate");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
-  return icsim_win_error(win, "MPI_Accumulate", PMPI_Accumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win));
+  uint64_t id = rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
+  return icsim_win_error(win, "MPI_Accumulate", rma_done(PMPI_Accumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win), id, 0));
 }
 
 int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
              MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
   icsim_charge_call("MPI_Rput");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
-  return icsim_win_error(win, "MPI_Rput", PMPI_Rput(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win, req));
+  uint64_t id = rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 0);
+  return icsim_win_error(win, "MPI_Rput", rma_done(PMPI_Rput(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win, req), id, 0));
 }
 
 int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
              MPI_Win win, MPI_Request *req)
 {
   icsim_charge_call("MPI_Rget");
-  rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
-  return icsim_win_error(win, "MPI_Rget", PMPI_Rget(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win, req));
+  uint64_t id = rma(ICSIM_MSG_GET, obuf, icsim_type_bytes(tcount, ttype), target, win, 0);
+  return icsim_win_error(win, "MPI_Rget", rma_done(PMPI_Rget(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, win, req), id, 0));
 }
 
 int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
                     MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
   icsim_charge_call("MPI_Raccumulate");
-  rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
-  return icsim_win_error(win, "MPI_Raccumulate", PMPI_Raccumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win, req));
+  uint64_t id = rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
+  return icsim_win_error(win, "MPI_Raccumulate", rma_done(PMPI_Raccumulate(no_data(obuf, ocount, otype), ocount, otype, target, tdisp, tcount, ttype, op, win, req), id, 0));
 }
 
 /* Read-modify-write operations fetch the old value and send the new one: both directions. SMPI
@@ -255,16 +266,36 @@ int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *r
                        int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
   icsim_charge_call("MPI_Get_accumulate");
-  rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win, 0);
+  uint64_t get = rma(ICSIM_MSG_GET, rbuf, icsim_type_bytes(tcount, ttype), target, win, 0), put = 0;
   if (op != MPI_NO_OP)
-    rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
-  return icsim_win_error(win, "MPI_Get_accumulate", PMPI_Get_accumulate(no_data(obuf, ocount, otype), ocount, otype, no_data(rbuf, rcount, rtype), rcount, rtype, target, tdisp, tcount, ttype, op, win));
+    put = rma(ICSIM_MSG_PUT, obuf, icsim_type_bytes(ocount, otype), target, win, 1);
+  int rc = PMPI_Get_accumulate(no_data(obuf, ocount, otype), ocount, otype, no_data(rbuf, rcount, rtype), rcount, rtype,
+                               target, tdisp, tcount, ttype, op, win);
+  return icsim_win_error(win, "MPI_Get_accumulate", rma_done(rc, get, put));
 }
 
 int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Op op,
                      MPI_Win win)
 {
   return MPI_Get_accumulate(obuf, 1, type, rbuf, 1, type, target, tdisp, 1, type, op, win);
+}
+
+/* SMPI makes a compare-and-swap a get and then, when the value fetched equals the comparand, a
+ * put (a local copy on the own window). Whether the put happens is read from the target's cell
+ * just before (win_table.c says when that can be wrong). */
+int MPI_Compare_and_swap(const void *obuf, void *cbuf, void *rbuf, MPI_Datatype type, int target, MPI_Aint tdisp,
+                         MPI_Win win)
+{
+  icsim_charge_call("MPI_Compare_and_swap");
+  size_t bytes = icsim_type_bytes(1, type);
+  uint64_t get = rma(ICSIM_MSG_GET, rbuf, bytes, target, win, 0), put = 0;
+  const void *cell = target == MPI_PROC_NULL ? NULL : icsim_win_target_addr(win, target, tdisp);
+  MPI_Aint lb = 0, extent = 0;
+  if (cell && cbuf && icsim_type_valid(type) && PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS && extent > 0 &&
+      memcmp(cell, cbuf, (size_t)extent) == 0)
+    put = rma(ICSIM_MSG_PUT, obuf, bytes, target, win, 0);
+  return icsim_win_error(win, "MPI_Compare_and_swap",
+                         rma_done(PMPI_Compare_and_swap(obuf, cbuf, rbuf, type, target, tdisp, win), get, put));
 }
 
 /* SMPI's window synchronisation and communicator creation send their own messages (barriers,
@@ -294,12 +325,42 @@ static int internal_leave(int rc)
     return internal_leave(PMPI_##NAME ARGS);                                                               \
   }
 INTERNAL(Win_fence, (int assert, MPI_Win win), (assert, win))
-INTERNAL(Win_create, (void *base, MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, MPI_Win *win),
-         (base, size, disp, info, comm, win))
-INTERNAL(Win_allocate, (MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win),
-         (size, disp, info, comm, base, win))
-INTERNAL(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (info, comm, win))
-INTERNAL(Win_free, (MPI_Win * win), (win))
+/* Window creation and release: SMPI's own messages, and every member's base recorded
+ * (win_table.c) inside the same bracket. */
+#define WIN_CREATOR(NAME, PARAMS, ARGS, BASE)                                                               \
+  int MPI_##NAME PARAMS                                                                                    \
+  {                                                                                                        \
+    internal_enter("MPI_" #NAME);                                                                         \
+    int rc = PMPI_##NAME ARGS;                                                                             \
+    if (rc == MPI_SUCCESS && icsim_runtime_get())                                                          \
+      icsim_win_remember(*win, comm, BASE, disp);                                                          \
+    return internal_leave(rc);                                                                             \
+  }
+WIN_CREATOR(Win_create, (void *base, MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, MPI_Win *win),
+            (base, size, disp, info, comm, win), base)
+WIN_CREATOR(Win_allocate, (MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win),
+            (size, disp, info, comm, base, win), *(void **)base)
+WIN_CREATOR(Win_allocate_shared, (MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win),
+            (size, disp, info, comm, base, win), *(void **)base)
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+  internal_enter("MPI_Win_create_dynamic");
+  int rc = PMPI_Win_create_dynamic(info, comm, win);
+  if (rc == MPI_SUCCESS && icsim_runtime_get())
+    icsim_win_remember(*win, comm, MPI_BOTTOM, 1); /* displacements are addresses */
+  return internal_leave(rc);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+  internal_enter("MPI_Win_free");
+  MPI_Win w = win ? *win : MPI_WIN_NULL;
+  int rc = PMPI_Win_free(win);
+  if (rc == MPI_SUCCESS)
+    icsim_win_forget(w);
+  return internal_leave(rc);
+}
 INTERNAL(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
 INTERNAL(Win_complete, (MPI_Win win), (win))
 INTERNAL(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
@@ -332,8 +393,7 @@ INTERNAL(Dist_graph_create_adjacent,
          (MPI_Comm comm, int indegree, const int *sources, const int *sourceweights, int outdegree,
           const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *out),
          (comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, out))
-INTERNAL(Win_allocate_shared, (MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win),
-         (size, disp, info, comm, base, win))
+
 
 /* SMPI 3.32 implements neither intercommunicators nor matched probes; say so instead of SMPI's
  * generic abort. */

@@ -157,6 +157,26 @@ int main(int argc, char **argv)
         "Get_accumulate: old %d %d (expected %d %d), now %d %d (expected %d %d)", old2[0], old2[1], before1, before2,
         mem[1], mem[2], before1 + 5, before2 + 6);
   MPI_Barrier(MPI_COMM_WORLD);
+  /* compare-and-swap on the right neighbour's cell 3 (only this rank touches it): one that swaps
+   * (a get and a put) and one that does not (a get only); SMPI decides inside the call, the layer
+   * must announce the put exactly when it happens */
+  suite_step("Compare_and_swap on the right neighbour: one that swaps, one that does not");
+  int v = -7, res = -7, newv, stale;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  MPI_OK(MPI_Get(&v, 1, MPI_INT, right, 3, 1, MPI_INT, win));
+  MPI_OK(MPI_Win_unlock(right, win));
+  newv = v + 100;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  MPI_OK(MPI_Compare_and_swap(&newv, &v, &res, MPI_INT, right, 3, win));
+  MPI_OK(MPI_Win_unlock(right, win));
+  CHECK(res == v, "swapping Compare_and_swap returned %d, expected %d", res, v);
+  stale = v;
+  newv = v + 200;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  MPI_OK(MPI_Compare_and_swap(&newv, &stale, &res, MPI_INT, right, 3, win));
+  MPI_OK(MPI_Win_unlock(right, win));
+  CHECK(res == v + 100, "Compare_and_swap with a stale comparand returned %d, expected %d", res, v + 100);
+  MPI_Barrier(MPI_COMM_WORLD);
   suite_step("MPI_Win_free (ints)");
   MPI_OK(MPI_Win_free(&win));
   CHECK(win == MPI_WIN_NULL, "MPI_Win_free did not set the handle to MPI_WIN_NULL");
