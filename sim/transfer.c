@@ -95,7 +95,9 @@ uint64_t icsim_transfers_announce(struct icsim_transfer_table *t, const struct i
  * candidate's receiver is inside one now and the candidate was announced earlier (its sender is
  * not posting it at this instant), the transfer starting is the receiver's SMPI message. (A
  * message whose receiver posted its receive and then entered such a call starts at its sender's
- * send, at the instant it is announced: it still takes its announcement.) */
+ * send, at the instant it is announced: it still takes its announcement.) One-sided transfers are
+ * left out of the rule: the origin posts both of their sides within its own call, possibly after
+ * the announcement (a get-accumulate waits for its get first), whatever the target is doing. */
 static struct node *take(struct icsim_transfer_table *t, int src, int dst, double bytes, double now,
                          const int *rank_internal)
 {
@@ -104,8 +106,13 @@ static struct node *take(struct icsim_transfer_table *t, int src, int dst, doubl
   for (struct node **pp = &t->waiting[key_bucket(src, dst, bytes)]; *pp; pp = &(*pp)->next) {
     struct node *n = *pp;
     if (n->t.src_host == src && n->t.dst_host == dst && (double)n->t.msg.bytes == bytes) {
-      if (rank_internal && n->t.msg.dst_rank >= 0 && rank_internal[n->t.msg.dst_rank] > 0 && n->t.announced_s < now)
+      if (rank_internal && n->t.msg.kind == ICSIM_MSG_P2P && n->t.msg.dst_rank >= 0 &&
+          rank_internal[n->t.msg.dst_rank] > 0 && n->t.announced_s < now) {
+        if (getenv("ICSIM_DEBUG_TRANSFERS"))
+          fprintf(stderr, "icsim: transfer %d -> %d, %.0f bytes at %.9f s left to SMPI: rank %d is inside an SMPI call, the "
+                  "message announced at %.9f s\n", src, dst, bytes, now, n->t.msg.dst_rank, n->t.announced_s);
         return NULL;
+      }
       *pp = n->next;
       return n;
     }

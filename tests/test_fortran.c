@@ -108,10 +108,19 @@ Test(fortran, handles_indices_and_statuses)
 {
   for (int n = 2; n <= 4; n += 2) {
     char args[256];
-    snprintf(args, sizeof args, "-n %d " ICSIM_BUILD "/tests/progs/fortran_checks", n);
+    snprintf(args, sizeof args, "-n %d --stats /tmp/icsim-test-fortran-checks.json " ICSIM_BUILD "/tests/progs/fortran_checks", n);
     char *out = icsim_run(ICSIM_SRC "/platforms/score-gige-xeon.yaml", args);
     printf("%s", out);
     cr_expect(strstr(out, "fortran checks passed") != NULL, "%d ranks:\n%s", n, out);
     free(out);
+    /* every transfer joined to its message: SMPI's own (windows, locks, communicators) bracketed
+     * by the layer's Fortran entries, the program's announced */
+    char *js = NULL;
+    cr_assert_eq(run("cat /tmp/icsim-test-fortran-checks.json", &js, 0), 0);
+    const char *k = strstr(js, "\"unmatched_transfers\"");
+    cr_assert(k, "no unmatched_transfers counter:\n%s", js);
+    const char *v = strstr(k, "\"value\"");
+    cr_assert(v && atof(v + 8) == 0, "%d ranks: transfers not joined to their messages: %.40s", n, k);
+    free(js);
   }
 }

@@ -9,10 +9,13 @@
  * public C name MPI_*, whichever definition that resolves to (the layer's wrapper when it has
  * one, SMPI's otherwise): no knowledge of the layer's internals lives here.
  *
- * Covered: every call through which a message is sent, received or completed, the blocking
- * collectives, one-sided put/get/accumulate, the calls that create or free communicators
- * (the layer may keep per-communicator state), and MPI_Init, MPI_Init_thread, MPI_Finalize and
- * MPI_Abort (lifecycle.c). Everything else stays SMPI's binding.
+ * Covered: every call through which a message is sent, received or completed, the blocking and
+ * non-blocking collectives, the one-sided calls (put, get, accumulate, their request forms, the
+ * read-modify-write ones) and the window calls that send SMPI's own messages (creation, release,
+ * synchronisation), the calls that create or free communicators (the layer may keep
+ * per-communicator state, and SMPI's messages inside them are bracketed), and MPI_Init,
+ * MPI_Init_thread, MPI_Finalize and MPI_Abort (lifecycle.c). Everything else stays SMPI's
+ * binding.
  *
  * Facts about SMPI 3.32 this relies on (checked against its headers and f77 bindings):
  * - A Fortran handle is an index into one global table; MPI_*_f2c(-1) is the null handle and
@@ -312,6 +315,120 @@ void mpi_accumulate_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint 
 }
 ALIAS(mpi_accumulate)
 
+void mpi_rput_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint *tdisp, int *tcount, int *ttype, int *win,
+               int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Rput(fbuf(obuf), *ocount, TYPE(otype), *target, *tdisp, *tcount, TYPE(ttype), WIN(win), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_rput)
+
+void mpi_rget_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint *tdisp, int *tcount, int *ttype, int *win,
+               int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Rget(fbuf(obuf), *ocount, TYPE(otype), *target, *tdisp, *tcount, TYPE(ttype), WIN(win), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_rget)
+
+void mpi_raccumulate_(void *obuf, int *ocount, int *otype, int *target, MPI_Aint *tdisp, int *tcount, int *ttype,
+                      int *op, int *win, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Raccumulate(fbuf(obuf), *ocount, TYPE(otype), *target, *tdisp, *tcount, TYPE(ttype), OP(op), WIN(win), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_raccumulate)
+
+void mpi_get_accumulate_(void *obuf, int *ocount, int *otype, void *rbuf, int *rcount, int *rtype, int *target,
+                         MPI_Aint *tdisp, int *tcount, int *ttype, int *op, int *win, int *ierr)
+{
+  *ierr = MPI_Get_accumulate(fbuf(obuf), *ocount, TYPE(otype), fbuf(rbuf), *rcount, TYPE(rtype), *target, *tdisp,
+                             *tcount, TYPE(ttype), OP(op), WIN(win));
+}
+ALIAS(mpi_get_accumulate)
+
+void mpi_fetch_and_op_(void *obuf, void *rbuf, int *type, int *target, MPI_Aint *tdisp, int *op, int *win, int *ierr)
+{
+  *ierr = MPI_Fetch_and_op(fbuf(obuf), fbuf(rbuf), TYPE(type), *target, *tdisp, OP(op), WIN(win));
+}
+ALIAS(mpi_fetch_and_op)
+
+void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, int *type, int *target, MPI_Aint *tdisp, int *win,
+                           int *ierr)
+{
+  *ierr = MPI_Compare_and_swap(fbuf(obuf), fbuf(cbuf), fbuf(rbuf), TYPE(type), *target, *tdisp, WIN(win));
+}
+ALIAS(mpi_compare_and_swap)
+
+/* Windows: their creation, release and synchronisation send SMPI's own messages, which the
+ * layer's C calls bracket (and creation records the members' bases, win_table.c). */
+void mpi_win_create_(void *base, MPI_Aint *size, int *disp, int *info, int *comm, int *win, int *ierr)
+{
+  MPI_Win w = MPI_WIN_NULL;
+  *ierr = MPI_Win_create(fbuf(base), *size, *disp, MPI_Info_f2c(*info), COMM(comm), &w);
+  *win = *ierr == MPI_SUCCESS ? MPI_Win_c2f(w) : -1;
+}
+ALIAS(mpi_win_create)
+
+/* BASE: INTEGER(KIND=MPI_ADDRESS_KIND), which receives the memory's address. */
+void mpi_win_allocate_(MPI_Aint *size, int *disp, int *info, int *comm, MPI_Aint *base, int *win, int *ierr)
+{
+  MPI_Win w = MPI_WIN_NULL;
+  *ierr = MPI_Win_allocate(*size, *disp, MPI_Info_f2c(*info), COMM(comm), base, &w);
+  *win = *ierr == MPI_SUCCESS ? MPI_Win_c2f(w) : -1;
+}
+ALIAS(mpi_win_allocate)
+
+void mpi_win_free_(int *win, int *ierr)
+{
+  MPI_Win w = WIN(win);
+  *ierr = MPI_Win_free(&w);
+  if (*ierr == MPI_SUCCESS) {
+    icsim_f2c_free(*win);
+    *win = -1;
+  }
+}
+ALIAS(mpi_win_free)
+
+void mpi_win_fence_(int *assert, int *win, int *ierr) { *ierr = MPI_Win_fence(*assert, WIN(win)); }
+ALIAS(mpi_win_fence)
+void mpi_win_start_(int *group, int *assert, int *win, int *ierr)
+{
+  *ierr = MPI_Win_start(MPI_Group_f2c(*group), *assert, WIN(win));
+}
+ALIAS(mpi_win_start)
+void mpi_win_post_(int *group, int *assert, int *win, int *ierr)
+{
+  *ierr = MPI_Win_post(MPI_Group_f2c(*group), *assert, WIN(win));
+}
+ALIAS(mpi_win_post)
+void mpi_win_complete_(int *win, int *ierr) { *ierr = MPI_Win_complete(WIN(win)); }
+ALIAS(mpi_win_complete)
+void mpi_win_wait_(int *win, int *ierr) { *ierr = MPI_Win_wait(WIN(win)); }
+ALIAS(mpi_win_wait)
+void mpi_win_lock_(int *type, int *rank, int *assert, int *win, int *ierr)
+{
+  *ierr = MPI_Win_lock(*type, *rank, *assert, WIN(win));
+}
+ALIAS(mpi_win_lock)
+void mpi_win_unlock_(int *rank, int *win, int *ierr) { *ierr = MPI_Win_unlock(*rank, WIN(win)); }
+ALIAS(mpi_win_unlock)
+void mpi_win_lock_all_(int *assert, int *win, int *ierr) { *ierr = MPI_Win_lock_all(*assert, WIN(win)); }
+ALIAS(mpi_win_lock_all)
+void mpi_win_unlock_all_(int *win, int *ierr) { *ierr = MPI_Win_unlock_all(WIN(win)); }
+ALIAS(mpi_win_unlock_all)
+void mpi_win_flush_(int *rank, int *win, int *ierr) { *ierr = MPI_Win_flush(*rank, WIN(win)); }
+ALIAS(mpi_win_flush)
+void mpi_win_flush_all_(int *win, int *ierr) { *ierr = MPI_Win_flush_all(WIN(win)); }
+ALIAS(mpi_win_flush_all)
+void mpi_win_flush_local_(int *rank, int *win, int *ierr) { *ierr = MPI_Win_flush_local(*rank, WIN(win)); }
+ALIAS(mpi_win_flush_local)
+void mpi_win_flush_local_all_(int *win, int *ierr) { *ierr = MPI_Win_flush_local_all(WIN(win)); }
+ALIAS(mpi_win_flush_local_all)
+
 /* ---- blocking collectives ---- */
 
 void mpi_barrier_(int *comm, int *ierr) { *ierr = MPI_Barrier(COMM(comm)); }
@@ -433,6 +550,137 @@ void mpi_alltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *r
 }
 ALIAS(mpi_alltoallw)
 
+
+/* ---- non-blocking collectives (each returns a request the layer has completed) ---- */
+
+void mpi_ibarrier_(int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ibarrier(COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_ibarrier)
+
+void mpi_ibcast_(void *buf, int *count, int *type, int *root, int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ibcast(fbuf(buf), *count, TYPE(type), *root, COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_ibcast)
+
+void mpi_ireduce_(void *sbuf, void *rbuf, int *count, int *type, int *op, int *root, int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ireduce(fbuf(sbuf), fbuf(rbuf), *count, TYPE(type), OP(op), *root, COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_ireduce)
+
+/* MPI_Iallreduce, MPI_Iscan and MPI_Iexscan share one signature. */
+#define NBC_REDUCE(lower, Cname)                                                                               \
+  void lower##_(void *sbuf, void *rbuf, int *count, int *type, int *op, int *comm, int *req, int *ierr)         \
+  {                                                                                                            \
+    MPI_Request r = MPI_REQUEST_NULL;                                                                          \
+    *ierr = Cname(fbuf(sbuf), fbuf(rbuf), *count, TYPE(type), OP(op), COMM(comm), &r);                         \
+    new_request(*ierr, r, req);                                                                                \
+  }                                                                                                            \
+  ALIAS(lower)
+NBC_REDUCE(mpi_iallreduce, MPI_Iallreduce)
+NBC_REDUCE(mpi_iscan, MPI_Iscan)
+NBC_REDUCE(mpi_iexscan, MPI_Iexscan)
+NBC_REDUCE(mpi_ireduce_scatter_block, MPI_Ireduce_scatter_block)
+
+void mpi_ireduce_scatter_(void *sbuf, void *rbuf, int *rcounts, int *type, int *op, int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ireduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(type), OP(op), COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_ireduce_scatter)
+
+/* MPI_Igather and MPI_Iscatter share one signature. */
+#define NBC_ROOTED(lower, Cname)                                                                               \
+  void lower##_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *root, int *comm, \
+                int *req, int *ierr)                                                                           \
+  {                                                                                                            \
+    MPI_Request r = MPI_REQUEST_NULL;                                                                          \
+    *ierr = Cname(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), *root, COMM(comm), &r);  \
+    new_request(*ierr, r, req);                                                                                \
+  }                                                                                                            \
+  ALIAS(lower)
+NBC_ROOTED(mpi_igather, MPI_Igather)
+NBC_ROOTED(mpi_iscatter, MPI_Iscatter)
+
+void mpi_igatherv_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcounts, int *displs, int *rtype, int *root,
+                   int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Igatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs, TYPE(rtype), *root, COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_igatherv)
+
+void mpi_iscatterv_(void *sbuf, int *scounts, int *displs, int *stype, void *rbuf, int *rcount, int *rtype, int *root,
+                    int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iscatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), *root, COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_iscatterv)
+
+/* MPI_Iallgather and MPI_Ialltoall share one signature. */
+#define NBC_ALL(lower, Cname)                                                                                  \
+  void lower##_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *comm, int *req,  \
+                int *ierr)                                                                                     \
+  {                                                                                                            \
+    MPI_Request r = MPI_REQUEST_NULL;                                                                          \
+    *ierr = Cname(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), COMM(comm), &r);         \
+    new_request(*ierr, r, req);                                                                                \
+  }                                                                                                            \
+  ALIAS(lower)
+NBC_ALL(mpi_iallgather, MPI_Iallgather)
+NBC_ALL(mpi_ialltoall, MPI_Ialltoall)
+
+void mpi_iallgatherv_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcounts, int *displs, int *rtype,
+                      int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iallgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs, TYPE(rtype), COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_iallgatherv)
+
+void mpi_ialltoallv_(void *sbuf, int *scounts, int *sdispls, int *stype, void *rbuf, int *rcounts, int *rdispls,
+                     int *rtype, int *comm, int *req, int *ierr)
+{
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ialltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts, rdispls, TYPE(rtype),
+                         COMM(comm), &r);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_ialltoallv)
+
+void mpi_ialltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *rbuf, int *rcounts, int *rdispls,
+                     int *rtypes, int *comm, int *req, int *ierr)
+{
+  MPI_Comm c = COMM(comm);
+  int n = 0;
+  MPI_Comm_size(c, &n);
+  MPI_Datatype *st = malloc((size_t)(n > 0 ? n : 1) * sizeof *st), *rt = malloc((size_t)(n > 0 ? n : 1) * sizeof *rt);
+  for (int i = 0; i < n; i++) {
+    st[i] = MPI_Type_f2c(stypes[i]);
+    rt[i] = MPI_Type_f2c(rtypes[i]);
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ialltoallw(fbuf(sbuf), scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, &r);
+  new_request(*ierr, r, req);
+  free(st);
+  free(rt);
+}
+ALIAS(mpi_ialltoallw)
+
 /* ---- communicators ---- */
 
 /* A new communicator's Fortran handle (MPI_COMM_NULL, -1, for none, e.g. split with
@@ -462,6 +710,47 @@ void mpi_comm_create_(int *comm, int *group, int *newcomm, int *ierr)
   new_comm(*ierr, c, newcomm);
 }
 ALIAS(mpi_comm_create)
+
+void mpi_comm_create_group_(int *comm, int *group, int *tag, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Comm_create_group(COMM(comm), MPI_Group_f2c(*group), *tag, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_comm_create_group)
+
+void mpi_comm_split_type_(int *comm, int *type, int *key, int *info, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Comm_split_type(COMM(comm), *type, *key, MPI_Info_f2c(*info), &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_comm_split_type)
+
+void mpi_comm_dup_with_info_(int *comm, int *info, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Comm_dup_with_info(COMM(comm), MPI_Info_f2c(*info), &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_comm_dup_with_info)
+
+/* Fortran LOGICAL arrays (gfortran: 1 true, 0 false) are the C ints these calls take. */
+void mpi_cart_create_(int *comm, int *ndims, int *dims, int *periods, int *reorder, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Cart_create(COMM(comm), *ndims, dims, periods, *reorder, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_cart_create)
+
+void mpi_cart_sub_(int *comm, int *remain, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Cart_sub(COMM(comm), remain, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_cart_sub)
 
 /* Freed through the C call (SMPI's binding destroys the object itself, so a layer keeping
  * per-communicator state would never hear of it); then the handle leaves the table and becomes

@@ -1,7 +1,8 @@
 ! Self-checking Fortran MPI program for the layer's Fortran entry points (sim/mpi/fortran.c):
 ! MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE, 1-based indices from waitany/testany/waitsome,
 ! request handles becoming MPI_REQUEST_NULL on completion, persistent requests keeping theirs,
-! MPI_IN_PLACE, communicator creation and freeing, put/get/accumulate. Runs on 2 or more ranks;
+! MPI_IN_PLACE, communicator creation and freeing, put/get/accumulate, a non-blocking collective,
+! a fetch-and-op under a lock and a Cartesian communicator. Runs on 2 or more ranks;
 ! rank 0 prints "fortran checks passed" or the failures (one "FAIL" line each).
 program fortran_checks
   implicit none
@@ -11,7 +12,7 @@ program fortran_checks
   integer, allocatable :: reqs(:), buf(:), indices(:), statuses(:, :)
   integer :: req, win, winbuf(4)
   integer(kind=MPI_ADDRESS_KIND) :: disp, winsize
-  logical :: flag, seen(64)
+  logical :: flag, seen(64), periodic(1)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -192,6 +193,38 @@ program fortran_checks
   call check(vals(1) == 1000 + mod(rank + 2 * np - 2, np), 'get from the left neighbour')
   if (rank == 0) call check(winbuf(4) == np * (np + 1) / 2, 'accumulate into rank 0')
   call MPI_Win_free(win, ierr)
+
+  ! 8. A non-blocking all-to-all, a fetch-and-op under a lock and a Cartesian communicator: the
+  !    window, lock and communicator calls send SMPI's own messages, bracketed by the layer's
+  !    Fortran entries (under --stats every transfer must be joined to its message).
+  buf = [(100 * rank + i, i=1, np)]
+  call MPI_Ialltoall(buf, 1, MPI_INTEGER, indices, 1, MPI_INTEGER, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call check(req == MPI_REQUEST_NULL, 'ialltoall request nulled by wait')
+  call check(all(indices == [(100 * i + rank + 1, i=0, np - 1)]), 'ialltoall data')
+  winbuf = 0
+  call MPI_Win_create(winbuf, winsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+  sval = 1
+  val = -1
+  disp = 0
+  call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win, ierr)
+  call MPI_Fetch_and_op(sval, val, MPI_INTEGER, 0, disp, MPI_SUM, win, ierr)
+  call MPI_Win_unlock(0, win, ierr)
+  call check(val >= 0 .and. val < np, 'fetch_and_op returns an earlier count')
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win, ierr)
+    call check(winbuf(1) == np, 'fetch_and_op count')
+    call MPI_Win_unlock(0, win, ierr)
+  end if
+  call MPI_Win_free(win, ierr)
+  call check(win == MPI_WIN_NULL, 'win_free nulls the handle')
+  vals(1) = np
+  periodic(1) = .true.
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, vals, periodic, .false., newcomm, ierr)
+  call MPI_Comm_size(newcomm, cnt, ierr)
+  call check(cnt == np, 'cart_create size')
+  call MPI_Comm_free(newcomm, ierr)
 
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
