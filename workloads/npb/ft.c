@@ -399,7 +399,7 @@ int main(int argc, char **argv)
     goto done;
   np1 = run.grid[0] ? run.grid[0] : run.nprocs > nz ? nz : 1;
   np2 = run.grid[0] ? run.grid[1] : run.nprocs / np1;
-  if (np1 * np2 != run.nprocs || np1 > ny || np2 > nz || (np1 & (np1 - 1))) {
+  if ((long long)np1 * np2 != run.nprocs || np1 > ny || np2 > nz || (np1 & (np1 - 1))) {
     if (run.rank == 0)
       fprintf(stderr, "FT class %c: --grid %dx%d does not fit %d processes: NP1 x NP2 must be the process count, NP1 a "
               "power of two up to %d, NP2 up to %d\n", run.cls, np1, np2, run.nprocs, ny, nz);
