@@ -144,10 +144,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
 
   char libpath[PATH_MAX];
   snprintf(libpath, sizeof libpath, "%s/libicsim_platform.so", ICSIM_LIBDIR);
-  /* SimGrid reads the detached threshold as an int: "no limit" (a stack without an eager limit)
-   * is the largest one it takes */
-  double eager = rt->pf.stack->eager_limit_bytes ? rt->pf.stack->eager_limit_bytes(rt->state[rt->pf.network]) : INT_MAX;
-  eager = eager > INT_MAX ? INT_MAX : eager;
+  double eager = icsim_runtime_detach_threshold(rt);
   char **argv = NULL, **env = NULL;
   int na = 0, ne = 0;
   push(&env, &ne, "%s=%s", ICSIM_ENV_PLATFORM, abs_platform);

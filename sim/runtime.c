@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,7 @@ uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg
 }
 
 void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_withdraw(rt->transfers, id); }
+void icsim_runtime_cancel_lingering(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_cancel(rt->transfers, id); }
 
 void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,
                         double size, struct icsim_wire_cost *c)
@@ -387,6 +389,12 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->transfer_done)
       rt->pf.layer[i]->transfer_done(rt->state[i], t, now);
+}
+
+double icsim_runtime_detach_threshold(struct icsim_runtime *rt)
+{
+  double eager = rt->pf.stack->eager_limit_bytes ? rt->pf.stack->eager_limit_bytes(rt->state[rt->pf.network]) : INT_MAX;
+  return eager > INT_MAX ? INT_MAX : eager;
 }
 
 void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank)

@@ -77,6 +77,7 @@ double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function
 uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg *m, double now);
 /* A send announced as ID was cancelled before it started (transfer.h). */
 void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id);
+void icsim_runtime_cancel_lingering(struct icsim_runtime *rt, uint64_t id);
 /* Wire side: cost of transfer Q (its id and message filled here from the table); C gets the
  * route's figures, then each layer's. */
 void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,
@@ -88,6 +89,9 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
 /* RANK (world; -1 when not known yet, in MPI_Init) enters / leaves an SMPI call that sends
  * SMPI's own messages. */
 void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank);
+/* SMPI's send-is-detached threshold for this platform (bytes): the stack's eager limit, at most
+ * INT_MAX (SimGrid reads it as an int; "no limit" is the largest it takes). */
+double icsim_runtime_detach_threshold(struct icsim_runtime *rt);
 void icsim_runtime_internal_leave(struct icsim_runtime *rt, int rank);
 
 /* Channel capacity for N sharers from the composing stack, else the network stack; negative

@@ -11,6 +11,7 @@
 
 struct node {
   struct icsim_transfer t;
+  int cancelled; /* a cancelled send SMPI may still deliver: not counted unless a transfer takes it */
   struct node *next;
 };
 
@@ -141,6 +142,11 @@ const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *
               size, now, internal ? " (inside an SMPI call)" : "");
     return NULL;
   }
+  if (n->cancelled) { /* delivered after all: an announced transfer again */
+    n->cancelled = 0;
+    t->c.announced++;
+    t->c.pending++;
+  }
   n->t.started_s = now;
   size_t b = id_bucket(n->t.id);
   n->next = t->flying[b];
@@ -149,6 +155,19 @@ const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *
   t->c.started++;
   t->c.open++;
   return &n->t;
+}
+
+int icsim_transfers_cancel(struct icsim_transfer_table *t, uint64_t id)
+{
+  for (size_t b = 0; b < NBUCKETS; b++)
+    for (struct node *n = t->waiting[b]; n; n = n->next)
+      if (n->t.id == id && !n->cancelled) {
+        n->cancelled = 1;
+        t->c.announced--;
+        t->c.pending--;
+        return 1;
+      }
+  return 0;
 }
 
 int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id)

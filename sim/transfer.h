@@ -34,6 +34,9 @@ const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *
 /* MPI side: message ID was cancelled before it started (MPI_Cancel took): it will never be a
  * transfer, so it no longer counts as announced. Returns 1 when ID was waiting. */
 int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id);
+/* MPI side: message ID was cancelled but SMPI may still deliver it (a detached send left in the
+ * mailbox): no longer counted as announced, yet a transfer may still take it (and count it). */
+int icsim_transfers_cancel(struct icsim_transfer_table *t, uint64_t id);
 /* SimGrid completed transfer ID; returns the record (valid until the next call) or NULL. */
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id);
 

@@ -121,6 +121,25 @@ Test(engine, smpi_messages_do_not_take_a_programs_messages_place)
   }
 }
 
+/* A standard send cancelled while SMPI keeps it in the mailbox (tests/progs/cancel_pair.c): its
+ * announcement stays for a transfer to take and is counted only if one does, and the cancel takes
+ * back the right announcement (the one of its own send, not the last any rank made). */
+Test(engine, a_cancelled_standard_send_leaves_nothing_unjoined)
+{
+  for (int k = 0; k < 2; k++) {
+    const char *plat = k ? ICSIM_SRC "/bench/star-256.yaml" : ICSIM_SRC "/platforms/score-gige-xeon.yaml";
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd, ICSIM " run -p %s -n 2 --host-timing off --stats /tmp/icsim-test-engine-cancel.json "
+             ICSIM_BUILD "/tests/progs/cancel_pair", plat);
+    cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+    cr_assert(strstr(out, "cancel_pair: 0 wrong"), "%s", out);
+    double unm = stat_value("/tmp/icsim-test-engine-cancel.json", "unmatched_transfers");
+    printf("cancel_pair on %s: unmatched %.0f\n", plat, unm);
+    cr_assert(unm == 0, "%s: %.0f transfers unjoined", plat, unm);
+    free(out);
+  }
+}
+
 /* 5,000 receives in flight on one rank, taken in a scrambled order and then by one Waitall: the
  * engine's request table grows and rehashes with receives outstanding (tests/progs/many_requests.c
  * checks every value, tag and source, and that each handle comes back MPI_REQUEST_NULL). */

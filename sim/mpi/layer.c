@@ -282,20 +282,26 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
 
 /* Which announcement a send request carries, for MPI_Cancel: a direct-mapped cache by handle (a slot
  * is overwritten by a later send; a cancel that finds another handle there withdraws nothing, and
- * its announcement stays counted as never started). */
+ * its announcement stays counted as never started). LINGERS: SMPI 3.32 detached the send (a
+ * standard or ready one below the detach threshold, or a buffered one), and cancelling a detached
+ * send still waiting in the mailbox marks the request cancelled but leaves the message there
+ * (CommImpl::cancel skips detached communications): a receive may still take it, so its
+ * announcement stays for a transfer to take, counted only if one does. */
 #define SENT_SLOTS 4096
 static struct {
   MPI_Request req;
   uint64_t id;
+  int lingers;
 } sent[SENT_SLOTS];
 
 static size_t sent_slot(MPI_Request r) { return (size_t)(((uintptr_t)r >> 4) * 0x9E3779B1u) % SENT_SLOTS; }
 
-void icsim_remember_send(MPI_Request req)
+void icsim_remember_send(MPI_Request req, uint64_t id, int lingers)
 {
   size_t i = sent_slot(req);
   sent[i].req = req;
-  sent[i].id = last_announced;
+  sent[i].id = id;
+  sent[i].lingers = lingers;
 }
 
 uint64_t icsim_last_announced(void) { return last_announced; }
@@ -311,6 +317,11 @@ void icsim_withdraw_send(MPI_Request req, uint64_t id)
       return;
     id = sent[i].id;
     sent[i].req = MPI_REQUEST_NULL;
+    if (sent[i].lingers) {
+      if (id)
+        icsim_runtime_cancel_lingering(rt, id);
+      return;
+    }
   }
   if (id)
     icsim_runtime_withdraw(rt, id);

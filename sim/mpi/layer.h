@@ -35,7 +35,9 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
 /* Cancelled sends (MPI_Cancel): a program's send request is remembered with its announcement right
  * after it is made; withdrawing REQ (or, REQ null, announcement ID: a persistent send's, which the
  * engine keeps) takes the announcement back when the cancel took. */
-void icsim_remember_send(MPI_Request req);
+/* ID: the send's announcement (icsim_last_announced() read right after icsim_charge_send, before
+ * SMPI's call lets other ranks run). */
+void icsim_remember_send(MPI_Request req, uint64_t id, int lingers);
 uint64_t icsim_last_announced(void);
 void icsim_withdraw_send(MPI_Request req, uint64_t id);
 /* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */

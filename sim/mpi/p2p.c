@@ -23,18 +23,29 @@ static void *no_data(const void *buf, int count, MPI_Datatype type)
                                                                                                   : (void *)buf;
 }
 
+/* SMPI detaches a buffered send, and a standard or ready one below its threshold (the stack's
+ * eager limit): such a send, once cancelled, may still be delivered (layer.c, sent[]). */
+static int lingers(const char *name, int count, MPI_Datatype type)
+{
+  if (!strcmp(name, "Issend"))
+    return 0;
+  return !strcmp(name, "Ibsend") || icsim_type_bytes(count, type) < icsim_runtime_detach_threshold(icsim_runtime_get());
+}
+
 /* Every kind of send: the same charge, then SMPI's own call. */
 #define ISEND_LIKE(NAME)                                                                                    \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,          \
                  MPI_Request *req)                                                                         \
   {                                                                                                        \
+    uint64_t id = 0; /* read before SMPI's call, which lets the other ranks run and announce */          \
     if (ACTIVE()) {                                                                                        \
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_charge_send(buf, count, type, dest, tag, comm);                                                \
+      id = icsim_last_announced();                                                                         \
     }                                                                                                      \
     int rc = PMPI_##NAME(no_data(buf, count, type), count, type, dest, tag, comm, req);                    \
     if (rc == MPI_SUCCESS && ACTIVE())                                                                     \
-      icsim_remember_send(*req);                                                                           \
+      icsim_remember_send(*req, id, lingers(#NAME, count, type));                                          \
     return icsim_error(comm, "MPI_" #NAME, rc);                                                            \
   }
 ISEND_LIKE(Isend)
