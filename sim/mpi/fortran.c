@@ -531,9 +531,10 @@ void mpi_alltoallv_(void *sbuf, int *scounts, int *sdispls, int *stype, void *rb
 }
 ALIAS(mpi_alltoallv)
 
-/* One type per peer: both arrays converted (send types are ignored, maybe garbage, in place). */
-void mpi_alltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *rbuf, int *rcounts, int *rdispls,
-                    int *rtypes, int *comm, int *ierr)
+/* One type per peer: both arrays converted (send types are ignored, maybe garbage, in place).
+ * REQ: the non-blocking form's request, or NULL for the blocking one. */
+static int alltoallw(void *sbuf, int *scounts, int *sdispls, int *stypes, void *rbuf, int *rcounts, int *rdispls,
+                     int *rtypes, int *comm, MPI_Request *req)
 {
   MPI_Comm c = COMM(comm);
   int n = 0;
@@ -544,9 +545,17 @@ void mpi_alltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *r
     st[i] = s == MPI_IN_PLACE ? MPI_DATATYPE_NULL : MPI_Type_f2c(stypes[i]);
     rt[i] = MPI_Type_f2c(rtypes[i]);
   }
-  *ierr = MPI_Alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c);
+  int rc = req ? MPI_Ialltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, req)
+               : MPI_Alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c);
   free(st);
   free(rt);
+  return rc;
+}
+
+void mpi_alltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *rbuf, int *rcounts, int *rdispls,
+                    int *rtypes, int *comm, int *ierr)
+{
+  *ierr = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, NULL);
 }
 ALIAS(mpi_alltoallw)
 
@@ -665,19 +674,9 @@ ALIAS(mpi_ialltoallv)
 void mpi_ialltoallw_(void *sbuf, int *scounts, int *sdispls, int *stypes, void *rbuf, int *rcounts, int *rdispls,
                      int *rtypes, int *comm, int *req, int *ierr)
 {
-  MPI_Comm c = COMM(comm);
-  int n = 0;
-  MPI_Comm_size(c, &n);
-  MPI_Datatype *st = malloc((size_t)(n > 0 ? n : 1) * sizeof *st), *rt = malloc((size_t)(n > 0 ? n : 1) * sizeof *rt);
-  for (int i = 0; i < n; i++) {
-    st[i] = MPI_Type_f2c(stypes[i]);
-    rt[i] = MPI_Type_f2c(rtypes[i]);
-  }
   MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ialltoallw(fbuf(sbuf), scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, &r);
+  *ierr = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, &r);
   new_request(*ierr, r, req);
-  free(st);
-  free(rt);
 }
 ALIAS(mpi_ialltoallw)
 
