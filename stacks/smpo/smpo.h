@@ -36,8 +36,9 @@ struct smpo_params {
   double hardware_buffer_B;   /* the channel's hardware buffer: the longest packet, header included */
   double header_field_B;      /* width of one header field */
   /* the library's own work (the paper's 0.01%) */
-  double library_message_instructions; /* message analysis + driver request, per SMPO message, each side */
-  double library_packet_instructions;  /* packetisation + header, per packet, each side */
+  double library_send_message_instructions;    /* send: message analysis + driver request, per SMPO message */
+  double library_send_packet_instructions;     /* send: packetisation + header, per packet */
+  double library_receive_message_instructions; /* receive: message analysis + driver request, per SMPO message */
   /* queue system */
   double queue_packet_instructions;    /* add one packet to the main queue (free slot, ready queue) */
   double queue_message_instructions;   /* ready-queue look-up, extract and free one message */
@@ -271,7 +272,7 @@ int smpo_state_init(struct smpo_state *s, const struct smpo_params *p, double cl
 void smpo_state_free(struct smpo_state *s);
 
 /* params.c */
-#define SMPO_NPARAMS 20
+#define SMPO_NPARAMS 21
 extern const struct icsim_param_desc smpo_params_table[SMPO_NPARAMS];
 extern const size_t smpo_params_table_len;
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "library.h"
 #include "smpo.h"
 
 static struct smpo_params params(void)
@@ -15,8 +16,9 @@ static struct smpo_params params(void)
   struct smpo_params p = {0};
   p.hardware_buffer_B = 4096;
   p.header_field_B = 4; /* 12 fields: 48 B of header, 4048 B of data per packet */
-  p.library_message_instructions = 300;
-  p.library_packet_instructions = 60;
+  p.library_send_message_instructions = 300;
+  p.library_send_packet_instructions = 60;
+  p.library_receive_message_instructions = 250;
   p.queue_packet_instructions = 150;
   p.queue_message_instructions = 200;
   p.checksum_cycles_per_B = 4;
@@ -99,6 +101,60 @@ Test(packets, header_parts_written_and_read_back)
   cr_assert(smpo_packet_checksum_ok(&p, p1, len1, &st, &co));
   cr_assert_eq(st, smpo_crc32(0, p1, len1 - 4));
   smpo_wire_msg_free(&m);
+  free(data);
+}
+
+static int count_requests(void *device, const struct smpo_lib_request *r)
+{
+  ((int *)device)[0]++;
+  ((int *)device)[1] = (int)r->npackets;
+  return 0;
+}
+
+/* The library's steps as code (library.c, whose instructions set smpo/library-*-instructions)
+ * write the same header words as packets.c, and read them back on the receive side. Ranks 0..7
+ * on modules r / 2; from module 0, module 2 lies behind 1 transit module. */
+Test(library, headers_are_the_packets_and_analysis_reads_them)
+{
+  struct smpo_params p = params();
+  uint32_t module_of[8] = {0, 0, 1, 1, 2, 2, 3, 3}, transit[4] = {0, 0, 1, 0};
+  int calls[2] = {0, 0};
+  struct smpo_lib l = {1, 0, module_of, transit, 99, 4048, count_requests, calls};
+  uint32_t slot[2 * 4096 / 4] = {0};
+  struct smpo_lib_msg m;
+  uint8_t *data = pattern_bytes(5000);
+  uint32_t ck = smpo_crc32(0, data, 5000);
+  cr_assert_eq(smpo_lib_send(&l, 5, SMPO_DATA, 5000, ck, slot, &m), 0);
+  cr_assert_eq(m.npackets, 2);
+  cr_assert_eq(m.dst_module, 2);
+  cr_assert_eq(m.transit, 1);
+  cr_assert_not(m.shared_memory);
+  cr_assert_eq(l.next_id, 100);
+  cr_assert_eq(calls[0], 1);
+  cr_assert_eq(calls[1], 2);
+  struct smpo_header h = {.dst_module = 2, .transit = 1, .sender = 1, .receiver = 5, .msg_id = 99, .type = SMPO_DATA};
+  struct smpo_wire_msg w;
+  cr_assert_eq(smpo_packetise(&p, h, data, 5000, &w), 0);
+  size_t len;
+  uint8_t *p0 = smpo_packet(&w, 0, &len), *p1 = smpo_packet(&w, 1, &len);
+  /* packet 1's header starts after packet 0's 11 header words, 4048 data bytes and checksum word */
+  cr_assert_eq(memcmp(slot, p0, 44), 0);
+  cr_assert_eq(memcmp(slot + 11 + 4048 / 4 + 1, p1, 44), 0);
+  /* a peer of the same module needs no packets */
+  smpo_lib_send_analyse(&l, 0, SMPO_INLINE, 8, &m);
+  cr_assert(m.shared_memory);
+  /* receive: rank 5 (module 2) analyses the message; rank 4 is told it is not for it */
+  struct smpo_lib r5 = {5, 2, module_of, transit, 1, 4048, count_requests, calls};
+  cr_assert_eq(smpo_lib_receive(&r5, slot, &m), SMPO_LIB_DELIVER);
+  cr_assert_eq(m.receiver, 1);
+  cr_assert_eq(m.length, 5000);
+  cr_assert_eq(m.id, 99);
+  cr_assert_eq(calls[0], 2);
+  slot[SMPO_F_TYPE] = SMPO_RTS;
+  cr_assert_eq(smpo_lib_receive(&r5, slot, &m), SMPO_LIB_ANSWER);
+  r5.rank = 4;
+  cr_assert_eq(smpo_lib_receive(&r5, slot, &m), -1);
+  smpo_wire_msg_free(&w);
   free(data);
 }
 
