@@ -21,7 +21,6 @@ void smpo_lib_send_analyse(struct smpo_lib *l, uint32_t receiver, uint32_t type,
   m->shared_memory = m->dst_module == l->module; /* same module: shared memory, no packets */
   m->transit = l->transit[m->dst_module];
   m->npackets = length ? (length + l->packet_data - 1) / l->packet_data : 1;
-  m->id = l->next_id++;
 }
 
 uint32_t smpo_lib_packetise(const struct smpo_lib *l, const struct smpo_lib_msg *m, uint32_t msg_checksum,
@@ -84,17 +83,38 @@ int smpo_lib_recv_analyse(const struct smpo_lib *l, const uint32_t *h, struct sm
 }
 
 int smpo_lib_send(struct smpo_lib *l, uint32_t receiver, uint32_t type, uint32_t length, uint32_t msg_checksum,
-                  uint32_t *slot, struct smpo_lib_msg *m)
+                  struct smpo_lib_msg *m)
 {
   smpo_lib_send_analyse(l, receiver, type, length, m);
-  uint32_t words = smpo_lib_packetise(l, m, msg_checksum, slot);
-  return smpo_lib_request(l, SMPO_LIB_OP_SEND, m, slot, words);
+  if (m->shared_memory) {
+    m->id = l->next_id++;
+    return 0;
+  }
+  /* room for the packets in the driver's ring (header, data rounded up to words, checksum, per
+   * packet): at HEAD, or from the start when they do not fit before its end, never over packets
+   * the driver has not sent yet ([TAIL, HEAD), wrapping) */
+  uint32_t words = m->npackets * (SMPO_HEADER_FIELDS + 2) + length / 4, at = l->head, tail = *l->tail;
+  if (tail <= at) { /* live packets in [tail, at): free after at and before tail */
+    if (at + words > l->ring_words) {
+      at = 0;
+      if (words >= tail)
+        return -1;
+    }
+  } else if (at + words >= tail) { /* live packets wrap round: free only between at and tail */
+    return -1;
+  }
+  m->id = l->next_id++; /* a message that found no room yet has no id */
+  uint32_t used = smpo_lib_packetise(l, m, msg_checksum, l->ring + at);
+  l->head = at + used;
+  return smpo_lib_request(l, SMPO_LIB_OP_SEND, m, l->ring + at, used);
 }
 
 int smpo_lib_receive(struct smpo_lib *l, uint32_t *packet, struct smpo_lib_msg *m)
 {
   int next = smpo_lib_recv_analyse(l, packet, m);
-  if (next < 0 || smpo_lib_request(l, SMPO_LIB_OP_RECEIVE, m, packet, 0) != 0)
+  if (next < 0)
+    return -1;
+  if (!m->shared_memory && smpo_lib_request(l, SMPO_LIB_OP_RECEIVE, m, packet, 0) != 0)
     return -1;
   return next;
 }

@@ -23,6 +23,11 @@ struct smpo_lib {
   uint32_t packet_data;      /* data bytes a packet carries: hardware buffer - header */
   int (*driver)(void *device, const struct smpo_lib_request *r); /* the system call (the driver's cost) */
   void *device;
+  /* the mmap-ed driver buffer, a ring of 32-bit words: the library writes packets at HEAD, the
+   * driver frees them up to TAIL once the adapter has sent them */
+  uint32_t *ring;
+  uint32_t ring_words, head;
+  volatile uint32_t *tail;
 };
 
 /* What the analysis found out about one SMPO message. */
@@ -36,7 +41,7 @@ enum { SMPO_LIB_DELIVER = 1, SMPO_LIB_EXPECT_BODY, SMPO_LIB_ANSWER, SMPO_LIB_SEN
 enum { SMPO_LIB_OP_SEND = 1, SMPO_LIB_OP_RECEIVE };
 
 /* Send side, message analysis: where the message goes (module, shared memory or not, transit
- * modules), in how many packets, under which id. */
+ * modules), in how many packets. (smpo_lib_send gives it its id once it has room.) */
 void smpo_lib_send_analyse(struct smpo_lib *l, uint32_t receiver, uint32_t type, uint32_t length,
                            struct smpo_lib_msg *m);
 /* Packetisation and header: the header of each packet written into SLOT (the driver buffer),
@@ -49,10 +54,12 @@ int smpo_lib_request(struct smpo_lib *l, uint32_t op, const struct smpo_lib_msg 
  * header): whose it is and what the device does next (SMPO_LIB_*), or -1 when it is not for us. */
 int smpo_lib_recv_analyse(const struct smpo_lib *l, const uint32_t *h, struct smpo_lib_msg *m);
 
-/* The library's entry points, one SMPO message each: analysis, packets, request (send); analysis,
- * request (receive). What they execute, less the driver's system call, is the library's overhead. */
+/* The library's entry points, one SMPO message each: analysis, room in the driver buffer, packets,
+ * request (send); analysis, request (receive). To a peer on the same module: analysis only (the
+ * shared-memory path moves the data). What they execute, less the driver's system call, is the
+ * library's overhead. smpo_lib_send returns -1 when the driver buffer has no room yet. */
 int smpo_lib_send(struct smpo_lib *l, uint32_t receiver, uint32_t type, uint32_t length, uint32_t msg_checksum,
-                  uint32_t *slot, struct smpo_lib_msg *m);
+                  struct smpo_lib_msg *m);
 int smpo_lib_receive(struct smpo_lib *l, uint32_t *packet, struct smpo_lib_msg *m);
 
 #endif

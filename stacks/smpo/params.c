@@ -26,20 +26,25 @@ const struct icsim_param_desc smpo_params_table[SMPO_NPARAMS] = {
     /* the library's own share */
     /* measured: the instructions library.c executes (stacks/smpo/measure-library.sh, callgrind,
      * gcc 12 -O2 x86-64), at one instruction per clock like the stack's other counts */
-    N("smpo/library-send-message-instructions", 0, 1e7, "69", "measured",
+    N("smpo/library-send-message-instructions", 0, 1e7, "89", "measured",
       "library work per SMPO message sent: message analysis (destination module, shared memory or not, transit "
-      "modules, packet count, message id) and the request to the driver, less the system call; counted in library.c "
-      "by stacks/smpo/measure-library.sh",
+      "modules, packet count, message id), room for its packets in the driver buffer's ring and the request to the "
+      "driver, less the system call; counted in library.c by stacks/smpo/measure-library.sh",
       library_send_message_instructions),
     N("smpo/library-send-packet-instructions", 0, 1e6, "31", "measured",
       "library work per packet sent: cut the packet and write its 11 header words into the driver buffer; counted "
       "in library.c by stacks/smpo/measure-library.sh",
       library_send_packet_instructions),
-    N("smpo/library-receive-message-instructions", 0, 1e7, "49", "measured",
+    N("smpo/library-receive-message-instructions", 0, 1e7, "52", "measured",
       "library work per SMPO message received: analysis of the message the queue system hands up (for us?, from "
       "where, what next) and the request to the driver; per packet nothing (the queue system's add-packet reads "
       "each header); counted in library.c by stacks/smpo/measure-library.sh",
       library_receive_message_instructions),
+    N("smpo/library-shm-message-instructions", 0, 1e7, "43", "measured",
+      "library work per message between two processes of one module, each side: the message analysis that finds the "
+      "peer on this module (no packets, no driver); the mean of the send side (44) and the receive side (42) counted "
+      "in library.c by stacks/smpo/measure-library.sh",
+      library_shm_message_instructions),
     /* queue system */
     N("smpo/queue-packet-instructions", 0, 1e6, "150", "assumed",
       "queue system: add one packet to the main queue (find a free slot, count it, ready queue on the last)",

@@ -392,9 +392,11 @@ static void smpo_intra_node_cpu(void *state, const struct icsim_msg *m, double *
 {
   (void)m;
   struct smpo_state *s = state;
-  *send_s = 2 * s->p.semaphore_op_s + s->p.library_send_message_instructions / s->clock_Hz;
-  *recv_s = 2 * s->p.semaphore_op_s + s->p.library_receive_message_instructions / s->clock_Hz;
-  s->shm_s += (*send_s + *recv_s) / 2; /* asked once per side */
+  /* the same on both sides (the mean of the measured send and receive analyses), so that the
+   * counter is exact however many sides ask (one-sided messages ask only the origin's) */
+  double side = 2 * s->p.semaphore_op_s + s->p.library_shm_message_instructions / s->clock_Hz;
+  *send_s = *recv_s = side;
+  s->shm_s += side;
 }
 
 static double smpo_eager_limit(void *state) { return ((struct smpo_state *)state)->p.eager_threshold_B; }

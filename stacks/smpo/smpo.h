@@ -13,6 +13,8 @@
  *               queue), the auxiliary ready queue of message ids whose last packet has arrived,
  *               the ready-message counter; add packet (checksum verified), receive (ready-queue
  *               look-up, extract, message checksum verified, free), non-blocking poll
+ *   library.c   the library's own steps as code (message analysis, packetisation, header, driver
+ *               request), whose instruction counts measure-library.sh measures for params.c
  *   device.c    the MPICH 1.2 ADI2 device CM_MP: inlining, eager and rendezvous, and what each
  *               costs on the CPU (library, queue system, driver) and on the channel
  *   routing.c   the rank -> physical-module table, same-module detection (shared memory), the
@@ -39,6 +41,7 @@ struct smpo_params {
   double library_send_message_instructions;    /* send: message analysis + driver request, per SMPO message */
   double library_send_packet_instructions;     /* send: packetisation + header, per packet */
   double library_receive_message_instructions; /* receive: message analysis + driver request, per SMPO message */
+  double library_shm_message_instructions;     /* same module: message analysis, per message, each side */
   /* queue system */
   double queue_packet_instructions;    /* add one packet to the main queue (free slot, ready queue) */
   double queue_message_instructions;   /* ready-queue look-up, extract and free one message */
@@ -272,7 +275,7 @@ int smpo_state_init(struct smpo_state *s, const struct smpo_params *p, double cl
 void smpo_state_free(struct smpo_state *s);
 
 /* params.c */
-#define SMPO_NPARAMS 21
+#define SMPO_NPARAMS 22
 extern const struct icsim_param_desc smpo_params_table[SMPO_NPARAMS];
 extern const size_t smpo_params_table_len;
 

@@ -19,6 +19,7 @@ static struct smpo_params params(void)
   p.library_send_message_instructions = 300;
   p.library_send_packet_instructions = 60;
   p.library_receive_message_instructions = 250;
+  p.library_shm_message_instructions = 200;
   p.queue_packet_instructions = 150;
   p.queue_message_instructions = 200;
   p.checksum_cycles_per_B = 4;
@@ -119,12 +120,13 @@ Test(library, headers_are_the_packets_and_analysis_reads_them)
   struct smpo_params p = params();
   uint32_t module_of[8] = {0, 0, 1, 1, 2, 2, 3, 3}, transit[4] = {0, 0, 1, 0};
   int calls[2] = {0, 0};
-  struct smpo_lib l = {1, 0, module_of, transit, 99, 4048, count_requests, calls};
-  uint32_t slot[2 * 4096 / 4] = {0};
+  static uint32_t slot[2000]; /* the driver's ring */
+  uint32_t tail = 0;
+  struct smpo_lib l = {1, 0, module_of, transit, 99, 4048, count_requests, calls, slot, 2000, 0, &tail};
   struct smpo_lib_msg m;
   uint8_t *data = pattern_bytes(5000);
   uint32_t ck = smpo_crc32(0, data, 5000);
-  cr_assert_eq(smpo_lib_send(&l, 5, SMPO_DATA, 5000, ck, slot, &m), 0);
+  cr_assert_eq(smpo_lib_send(&l, 5, SMPO_DATA, 5000, ck, &m), 0);
   cr_assert_eq(m.npackets, 2);
   cr_assert_eq(m.dst_module, 2);
   cr_assert_eq(m.transit, 1);
@@ -140,16 +142,26 @@ Test(library, headers_are_the_packets_and_analysis_reads_them)
   /* packet 1's header starts after packet 0's 11 header words, 4048 data bytes and checksum word */
   cr_assert_eq(memcmp(slot, p0, 44), 0);
   cr_assert_eq(memcmp(slot + 11 + 4048 / 4 + 1, p1, 44), 0);
-  /* a peer of the same module needs no packets */
-  smpo_lib_send_analyse(&l, 0, SMPO_INLINE, 8, &m);
+  /* the packets took 1024 + 11 + 238 + 1 words of the ring's 2000; one of 4000 B (1012 words) does not
+   * fit after them: it waits until the driver has sent the first (tail), then starts the ring over */
+  cr_assert_eq(l.head, 1274);
+  cr_assert_eq(smpo_lib_send(&l, 5, SMPO_DATA, 4000, ck, &m), -1);
+  cr_assert_eq(calls[0], 1);
+  tail = 1274;
+  cr_assert_eq(smpo_lib_send(&l, 5, SMPO_DATA, 4000, ck, &m), 0);
+  cr_assert_eq(l.head, 1012);
+  cr_assert_eq(calls[0], 2);
+  /* a peer of the same module needs no packets and no driver */
+  cr_assert_eq(smpo_lib_send(&l, 0, SMPO_INLINE, 8, ck, &m), 0);
   cr_assert(m.shared_memory);
+  cr_assert_eq(calls[0], 2);
   /* receive: rank 5 (module 2) analyses the message; rank 4 is told it is not for it */
-  struct smpo_lib r5 = {5, 2, module_of, transit, 1, 4048, count_requests, calls};
+  struct smpo_lib r5 = {5, 2, module_of, transit, 1, 4048, count_requests, calls, NULL, 0, 0, NULL};
   cr_assert_eq(smpo_lib_receive(&r5, slot, &m), SMPO_LIB_DELIVER);
   cr_assert_eq(m.receiver, 1);
-  cr_assert_eq(m.length, 5000);
-  cr_assert_eq(m.id, 99);
-  cr_assert_eq(calls[0], 2);
+  cr_assert_eq(m.length, 4000); /* the second message's header now heads the ring */
+  cr_assert_eq(m.id, 100);
+  cr_assert_eq(calls[0], 3);
   slot[SMPO_F_TYPE] = SMPO_RTS;
   cr_assert_eq(smpo_lib_receive(&r5, slot, &m), SMPO_LIB_ANSWER);
   r5.rank = 4;

@@ -15,7 +15,7 @@
 
 /* The platform's defaults: 2 GHz modules, 100 MB/s links; smpo defaults: 4 KiB packets with 12
  * header fields of 4 B (48 B, 44 of them checksummed with the data; 4048 data bytes), CRC at 6.7
- * clocks/B, copies at 400 MB/s, library instructions 69 + 31 per packet sent and 49 per message received, queue 150 per
+ * clocks/B, copies at 400 MB/s, library instructions 89 + 31 per packet sent and 52 per message received, queue 150 per
  * packet and 200 per message, driver 2 us + 100 instructions per packet, adapter 3 us per SMPO
  * message, 32 B control messages, inline <= 1 KiB, eager <= 128 KiB. */
 #define CLK 2e9
@@ -23,10 +23,10 @@
 static double np(double b) { return b > 0 ? ceil(b / 4048) : 1; }
 static double wire(double b) { return b + np(b) * 48; }
 static double cks(double b) { return (2 * b + np(b) * 44) * 6.7 / CLK; }
-static double snd(double b) { return (69 + 31 * np(b)) / CLK + cks(b) + b / 400e6 + 2e-6 + np(b) * 100 / CLK; }
+static double snd(double b) { return (89 + 31 * np(b)) / CLK + cks(b) + b / 400e6 + 2e-6 + np(b) * 100 / CLK; }
 static double rcv(double b)
 {
-  return 49 / CLK + np(b) * 150 / CLK + wire(b) / 400e6 + 200 / CLK + b / 400e6 + cks(b) + 2e-6 +
+  return 52 / CLK + np(b) * 150 / CLK + wire(b) / 400e6 + 200 / CLK + b / 400e6 + cks(b) + 2e-6 +
          np(b) * 100 / CLK;
 }
 /* store and forward over H transit modules: every packet on the first link, the largest again at
