@@ -38,6 +38,10 @@ const struct icsim_param_desc icsim_platform_table[] = {
     {"nodes/ops-per-cycle", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0.01, 64, "1", "assumed",
      "independent operations a core issues per clock in a declared compute phase (compiled scalar code)", NULL,
      F(ops_per_cycle)},
+    {"nodes/int-ops-per-cycle", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 64, "0", "assumed",
+     "operations a core issues per clock in a declared phase whose operations are all integer (ALU operations, "
+     "loads, stores, branches: no floating point); 0 = ops-per-cycle",
+     NULL, F(int_ops_per_cycle)},
     {"nodes/memory-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 1e6, 1e13, "10GBps", "assumed",
      "one socket's memory controller bandwidth (intra-node copies cross it)", NULL, F(memory_bw_Bps)},
     {"nodes/memory-latency", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 1e-9, 1e-3, "100ns", "assumed",

@@ -33,6 +33,7 @@ struct icsim_platform_params {
   double poll_instructions; /* one MPI_Test/Iprobe that finds nothing */ /* default shared-memory channel: instructions per message, each side */
   double speed_flops;  /* per core, for computation charged in flops */
   double ops_per_cycle; /* declared compute phases: operations retired per clock */
+  double int_ops_per_cycle; /* ... in a phase whose operations are all integer (0: ops_per_cycle) */
   double memory_bw_Bps;   /* one socket's memory controller */
   double memory_lat_s;
   /* the compute model's memory hierarchy (sim/runtime.c icsim_runtime_compute_time); a level

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -230,7 +231,8 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, cons
                              : random_latency(p, aset, sharers);
   /* the core: independent operations at its issue rate, or the dependency chain at the
    * operations' latency, whichever is longer; mispredicted branches stall it either way */
-  double t_issue = w->ops > 0 ? w->ops / (p->clock_Hz * p->ops_per_cycle) : 0;
+  double rate = w->integer > 0 && p->int_ops_per_cycle > 0 ? p->int_ops_per_cycle : p->ops_per_cycle;
+  double t_issue = w->ops > 0 ? w->ops / (p->clock_Hz * rate) : 0;
   double t_chain = (w->chain * p->fp_latency_cycles + w->chain_mul * p->fp_mul_latency_cycles +
                     w->chain_divide * p->fp_divide_latency_cycles) /
                    p->clock_Hz;
@@ -263,8 +265,20 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, cons
    * for its line (a line of the pattern is far longer than the store queue): added to the core */
   if (w->stride_stores > 0 && alevel > 0)
     t_core += w->stride_stores * lat;
+  /* stores into lines fetched on demand that keep their sets to themselves (scattered, not strided
+   * into a few sets): their fetches were issued early and overlap one another, but the stores still
+   * commit in order, so the core waits for them rather than working beside them */
+  if (w->store_fills > 0)
+    t_core += w->store_fills * lat / p->memory_parallelism;
   double t = t_core > t_stream ? t_core : t_stream;
-  return t > t_access ? t : t_access;
+  t = t > t_access ? t : t_access;
+  /* a debugging aid (validate/host/README.md): which limit each of rank 0's phases met */
+  if (rank == 0 && getenv("ICSIM_DEBUG_PHASE_TERMS"))
+    fprintf(stderr,
+            "icsim phase: ops %.4g core %.4g s stream %.4g s access %.4g s -> %.4g s (latency %.3g ns; working set "
+            "in level %d, accesses in level %d; 0-2 = L1-L3, 3 = memory)\n",
+            w->ops, t_core, t_stream, t_access, t, lat * 1e9, level, alevel);
+  return t;
 }
 
 struct icsim_runtime *icsim_runtime_get(void) { return current; }

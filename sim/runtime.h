@@ -123,10 +123,16 @@ struct icsim_work {
                            the compare): the branch resolves only after its loads and these */
   double paths;         /* independent dependency paths the chain is made of (iterations whose chains do not
                            wait for one another: EP's pairs); 0 or 1 = one chain through the whole phase */
+  double integer;       /* nonzero: every operation is an integer one (no floating point): the core issues
+                           them at int-ops-per-cycle */
+  double store_fills;   /* stores whose line must first be fetched (read for ownership), scattered over the
+                           access set where no prefetcher follows and no other line evicts them: stores commit
+                           in program order, so the fetches hold the core (added to it), overlapped with one
+                           another up to memory-parallelism */
 };
 
 /* Time of a declared compute phase on the core of world rank RANK:
- *   core   = max(ops / (clock x ops-per-cycle),
+ *   core   = max(ops / (clock x ops-per-cycle, or int-ops-per-cycle for an integer phase),
  *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency) / clock)
  *            + mispredicts x (mispredict-penalty + resolution) / clock, resolution = latency of the level
  *              holding the working set (the branch's operands are loaded) + branch_chain x fp-latency
@@ -136,7 +142,8 @@ struct icsim_work {
  *            (the working set unless a smaller array is declared): each level of C bytes takes C / set
  *            of them at its latency, the rest go on to memory; strided accesses pay the first level
  *            whose sets at that stride hold access_set / stride lines: ways x the sets the stride visits)
- *   stores = stride_stores x latency of that level when it is not the L1 (in-order commit), added to core
+ *   stores = stride_stores x latency of that level when it is not the L1 (in-order commit), added to core;
+ *            store_fills x latency over the access set / memory-parallelism, added to core
  *   window = a chain of PATHS independent paths overlaps min(paths, reorder-window / (ops / paths)) of
  *            them: the chain term is divided by that (at least 1)
  *   t      = max(core + stores, stream, access)

@@ -252,6 +252,15 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
                      0.5 + 5e6 * 10e-9, 1e-12);
   cr_assert_float_eq(T(.accesses = 1e7, .access_set = 16 * 4160, .stride = 4160, .stride_stores = 5e6),
                      5e6 * 1e-9 / 10, 1e-12);
+  /* an all-integer phase issues at int-ops-per-cycle (5), not ops-per-cycle (2) */
+  cr_assert_float_eq(T(.ops = 1e9, .integer = 1), 0.2, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain = 1e8, .integer = 1), 0.4, 1e-12); /* the chain is still longer */
+  /* store fills over 64 MiB (latency lat64, as above) overlap ten at a time but hold the core:
+   * added to its 0.2 s, where random loads (accesses) would only be a third limit beside it */
+  cr_assert_float_eq(T(.ops = 1e9, .integer = 1, .store_fills = 1e7, .access_set = 64 * 1048576),
+                     0.2 + 1e7 * lat64 * 1e-9 / 10, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e9, .integer = 1, .accesses = 1e7, .access_set = 64 * 1048576),
+                     fmax(0.2, 1e7 * lat64 * 1e-9 / 10), 1e-12);
   cr_assert_float_eq(T(.ops = 2e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.1, 1e-12); /* 0.1 = 0.1 */
   cr_assert_float_eq(T(.ops = 4e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.2, 1e-12);
   /* two ranks on the socket: half its memory bandwidth each (5 < 8), half its L3 each (6 MiB > 4) */

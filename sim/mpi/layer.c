@@ -338,7 +338,8 @@ void icsim_phase_begin(void)
 
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
-                          double stride_stores, double paths, double branch_chain)
+                          double stride_stores, double paths, double branch_chain, double integer,
+                          double store_fills)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
@@ -356,7 +357,9 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
                          .stride = stride,
                          .stride_stores = stride_stores,
                          .paths = paths,
-                         .branch_chain = branch_chain};
+                         .branch_chain = branch_chain,
+                         .integer = integer,
+                         .store_fills = store_fills};
   double t = icsim_runtime_compute_time(rt, me, &w);
   if (t > 0)
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
@@ -371,7 +374,7 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
 }
 
 /* A phase declared the first way: operations and bytes streamed from memory. */
-void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
 
 double icsim_phase_seconds(void)
 {

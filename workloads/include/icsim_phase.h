@@ -6,7 +6,8 @@
  * or, saying more of what the loop does (every field counted from the loop body, 0 if absent):
  *   ICSIM_PHASE_END_WORK(.ops = ..., .bytes = ..., .accesses = ..., .working_set = ..., .chain = ...,
  *                        .chain_mul = ..., .chain_divide = ..., .mispredicts = ..., .stride = ...,
- *                        .stride_stores = ..., .paths = ..., .branch_chain = ...);
+ *                        .stride_stores = ..., .paths = ..., .branch_chain = ..., .integer = 1,
+ *                        .store_fills = ...);
  *   ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set);   // the memory side only
  *     ops           independent operations (arithmetic, compares, conversions; not loads and stores)
  *     bytes         bytes streamed, read + written
@@ -27,6 +28,11 @@
  *                   as its reorder window holds
  *     branch_chain  operations from a mispredicted branch's loads to the branch (adds, multiplies, the
  *                   compare): a miss is found only when they are done, so each costs them too
+ *     integer       1 when every operation is an integer one (no floating point): the core issues them
+ *                   at its integer rate (nodes/int-ops-per-cycle)
+ *     store_fills   stores whose line must be fetched first (a new line of a scattered write stream
+ *                   that no prefetcher follows), spread over the access set: they commit in program
+ *                   order, so their fetches hold the core, overlapped with one another
  *
  * Under `icsim run` (program built with icsimcc) the phase costs what the platform's compute
  * model says (sim/runtime.h: the core's issue rate or its dependency chain, against the
@@ -51,7 +57,7 @@
 /* What ICSIM_PHASE_END_WORK's fields fill (see above). */
 struct icsim_phase_work {
   double ops, bytes, accesses, working_set, access_set, chain, chain_mul, chain_divide, mispredicts, stride,
-      stride_stores, paths, branch_chain;
+      stride_stores, paths, branch_chain, integer, store_fills;
 };
 #define ICSIM_PHASE_END_ACCESS(ops_, bytes_, accesses_, working_set_)                                                \
   ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_), .accesses = (accesses_), .working_set = (working_set_))
@@ -63,7 +69,8 @@ void icsim_phase_begin(void) __attribute__((weak));
 void icsim_phase_end(double ops, double bytes) __attribute__((weak));
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
-                          double stride_stores, double paths, double branch_chain) __attribute__((weak));
+                          double stride_stores, double paths, double branch_chain, double integer,
+                          double store_fills) __attribute__((weak));
 double icsim_phase_seconds(void) __attribute__((weak));
 int icsim_phase_modeled(void) __attribute__((weak));
 
@@ -149,7 +156,8 @@ static inline int icsim_skeleton_ok(void) { return 0; }
       icsim_phase_end_work(icsim__w.ops, icsim__w.bytes, icsim__w.accesses, icsim__w.working_set,                    \
                            icsim__w.access_set, icsim__w.chain, icsim__w.chain_mul, icsim__w.chain_divide,           \
                            icsim__w.mispredicts,                                                                      \
-                           icsim__w.stride, icsim__w.stride_stores, icsim__w.paths, icsim__w.branch_chain); \
+                           icsim__w.stride, icsim__w.stride_stores, icsim__w.paths, icsim__w.branch_chain,    \
+                           icsim__w.integer, icsim__w.store_fills);                                                  \
   } while (0)
 /* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
 static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }

@@ -85,6 +85,8 @@ static void rank_keys(struct npb_run *run, int iteration)
     bucket_size[nbuckets + i] = (idx >= 0 && idx < keys_per_proc && !run->skeleton) ? key_array[idx] : 0;
   }
 
+  /* Two loops one after the other, each its own phase: their limits differ (the counting pass
+   * issues, the scatter waits for lines), and the model takes the larger of a phase's limits. */
   ICSIM_PHASE_BEGIN();
   if (!run->skeleton) {
     memset(bucket_size, 0, nbuckets * sizeof *bucket_size);
@@ -93,21 +95,34 @@ static void rank_keys(struct npb_run *run, int iteration)
     bucket_ptr[0] = 0;
     for (long b = 1; b < nbuckets; b++)
       bucket_ptr[b] = bucket_ptr[b - 1] + bucket_size[b - 1];
+  }
+  /* Counting pass, per key 8 operations counted from the compiled loop (gcc -O2, x86-64; a memory
+   * operand as its own load or store, loop control as 2): load the key, shift, widen the int index
+   * to 64 bits, load, add and store its bucket's count; the prefix over the buckets 4 per bucket.
+   * All integer. Streamed: the keys (4 B). The count updates are random accesses into the 8-byte
+   * bucket counters. */
+  ICSIM_PHASE_END_WORK(.ops = 8.0 * keys_per_proc + 4.0 * nbuckets, .bytes = 4.0 * keys_per_proc,
+                       .accesses = keys_per_proc, .working_set = 4.0 * keys_per_proc, .access_set = 8.0 * nbuckets,
+                       .integer = 1);
+  ICSIM_PHASE_BEGIN();
+  if (!run->skeleton)
     for (long i = 0; i < keys_per_proc; i++) {
       int key = key_array[i];
       key_buff1[bucket_ptr[key >> shift]++] = key;
     }
-  }
-  /* Operations per key, counted from the compiled loops (gcc -O2, x86-64; a memory operand as its
-   * own load or store, loop control as 2): counting pass 8 (load the key, shift, widen the int
-   * index to 64 bits, load, add and store its bucket's count), scatter pass 11 (load the key, copy
-   * it, shift, widen, form the pointer's address, load the pointer, add, store it, store the key).
-   * The C-level count (15) missed the widenings, the copy and the address. Streamed: the keys
-   * read twice and written once (12 B). The count updates are random accesses into the 8-byte
-   * bucket counters; the scattered stores go to nbuckets sequential streams (streamed). Working
-   * set: the keys and their copy. */
-  ICSIM_PHASE_END_WORK(.ops = 19.0 * keys_per_proc + 4.0 * nbuckets, .bytes = 12.0 * keys_per_proc,
-                       .accesses = keys_per_proc, .working_set = 8.0 * keys_per_proc, .access_set = 8.0 * nbuckets);
+  /* Scatter pass, per key 11 operations from the compiled loop: load the key, copy it, shift,
+   * widen, form the pointer's address, load the pointer, add, store it, store the key. All
+   * integer. Streamed: the keys read, their copy written (8 B). The copy is written through
+   * nbuckets streams at once, each moving on a line every 16 keys that land in its bucket: far
+   * more streams than a prefetcher follows, so each new line of the copy is fetched on its own
+   * (the store's read for ownership: 4 B a key, 64 B lines). Where from: a line of the copy was
+   * last touched one iteration ago, and since then the keys, the copy and the received keys (12 B
+   * a key) have passed through the caches, so the fills find the copy where a set that size would
+   * be (the access set). The pointers' updates hit the L1 (8 B a bucket). Working set: the keys
+   * and their copy. */
+  ICSIM_PHASE_END_WORK(.ops = 11.0 * keys_per_proc, .bytes = 8.0 * keys_per_proc,
+                       .store_fills = 4.0 * keys_per_proc / 64.0, .working_set = 8.0 * keys_per_proc,
+                       .access_set = 12.0 * keys_per_proc, .integer = 1);
 
   MPI_Allreduce(bucket_size, bucket_total, nbuckets + TEST_ARRAY_SIZE, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 
@@ -173,10 +188,11 @@ static void rank_keys(struct npb_run *run, int iteration)
   /* Count: per received key 7 operations (load it, subtract, load, add and store its counter,
    * loop control 2), a random access into the range's counters; prefix sum: per counter 5 (load,
    * add, store, loop control 2), each add waiting for the previous one (an integer chain of one
-   * clock: not a floating-point chain). Streamed: received keys read (4 B), counters cleared,
-   * read and written (12 B). */
+   * clock: not a floating-point chain). All integer. Streamed: received keys read (4 B), counters
+   * cleared, read and written (12 B). */
   ICSIM_PHASE_END_WORK(.ops = 7.0 * received + 5.0 * range, .bytes = 4.0 * received + 12.0 * range,
-                       .accesses = received, .working_set = 4.0 * received + 4.0 * range, .access_set = 4.0 * range);
+                       .accesses = received, .working_set = 4.0 * received + 4.0 * range, .access_set = 4.0 * range,
+                       .integer = 1);
 
   if (run->skeleton)
     return;
