@@ -234,32 +234,39 @@ Test(mpi_suite, comm_cycles)
 Test(mpi_suite, coll_types) { expect_no_errors("coll_types", NULL, four); }
 Test(mpi_suite, rma) { expect_no_errors("rma", NULL, four); }
 
-/* SimGrid 3.32 has no MPI_Intercomm_create: icsim must say so, not hang or pass silently. */
-Test(mpi_suite, intercomm_fails_loudly)
+/* PROG calls something icsim cannot run: it must say so (a line holding "icsim:" and WHAT), with a
+ * non-zero status, on every platform; never hang or pass silently. */
+static void expect_loud_refusal(const char *prog, const char *what)
 {
   struct report r = {NULL, 0, 0};
   for (int p = 0; p < NPLATFORMS; p++) {
     char *out;
-    int rc = run_one(platforms[p], 4, "intercomm", NULL, NULL, &out);
-    int loud = rc != 0 && rc != 124 && rc != 137 && line_with_both(out, "icsim:", "Intercomm");
-    printf("%-15s %-17s -n 4: exit status %d, %s\n", "intercomm", platforms[p], rc,
-           loud ? "failed loudly with an icsim message naming Intercomm, as expected"
-           : rc == 0 && strstr(out, "No Errors") ? "passed (SimGrid implements it now? update this test)"
-                                                  : "no icsim message naming Intercomm");
+    int rc = run_one(platforms[p], 4, prog, NULL, NULL, &out);
+    int loud = rc != 0 && rc != 124 && rc != 137 && line_with_both(out, "icsim:", what);
+    printf("%-15s %-17s -n 4: exit status %d, %s\n", prog, platforms[p], rc,
+           loud ? "failed loudly with an icsim message, as expected"
+           : rc == 0 && strstr(out, "No Errors") ? "passed (SimGrid supports it now? update this test)"
+                                                  : "no icsim message");
     if (!loud) {
       r.failures++;
-      say(&r, "  intercomm on %s: exit status %d (%s); expected a non-zero status and a line holding \"icsim:\" "
-              "and \"Intercomm\"\n",
-          platforms[p], rc, rc == 0 ? "silent" : verdict(rc, out));
+      say(&r, "  %s on %s: exit status %d (%s); expected a non-zero status and a line holding \"icsim:\" "
+              "and \"%s\"\n",
+          prog, platforms[p], rc, rc == 0 ? "silent" : verdict(rc, out), what);
       excerpt(&r, out);
     }
     free(out);
   }
   if (r.failures)
-    cr_log_error("intercomm: %d failing run(s):\n%s", r.failures, r.text);
-  cr_expect_eq(r.failures, 0, "intercomm: %d failing run(s), see above", r.failures);
+    cr_log_error("%s: %d failing run(s):\n%s", prog, r.failures, r.text);
+  cr_expect_eq(r.failures, 0, "%s: %d failing run(s), see above", prog, r.failures);
   free(r.text);
 }
+
+/* SimGrid 3.32 has no MPI_Intercomm_create. */
+Test(mpi_suite, intercomm_fails_loudly) { expect_loud_refusal("intercomm", "Intercomm"); }
+
+/* SMPI 3.32's MPI-IO moves no data: refused before the program runs on made-up data. */
+Test(mpi_suite, file_io_fails_loudly) { expect_loud_refusal("file_io", "MPI-IO"); }
 
 /* Matched probes (Mprobe/Mrecv/Improbe/Imrecv): declared by SimGrid 3.32, not implemented. */
 Test(mpi_suite, matched_probe_passes_or_fails_loudly) { expect_pass_or_loud_failure("p2p_probe", "mprobe", "Mprobe"); }
@@ -279,7 +286,7 @@ Test(mpi_suite, programs_are_correct_mpi_natively)
     const char *prog, *args;
   } progs[] = {{"p2p_modes", ""},   {"p2p_completion", ""}, {"p2p_persistent", ""}, {"p2p_probe", "mprobe"},
                {"p2p_sendrecv", ""}, {"p2p_cancel", ""},   {"comm_cycles", ""},    {"coll_types", ""},     {"rma", ""},
-               {"intercomm", ""}};
+               {"intercomm", ""}, {"file_io", ""}};
   struct report r = {NULL, 0, 0};
   for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
     snprintf(cmd, sizeof cmd, "mpicc.mpich -O1 -Wno-stringop-overflow -o %s/%s " ICSIM_SRC "/tests/mpi/%s.c", dir,

@@ -1,0 +1,98 @@
+/* MPI calls icsim cannot run, refused with a message that says why, instead of SMPI's generic
+ * abort, a crash, or (worse) a wrong answer:
+ * - intercommunicators and matched probes: SimGrid's SMPI 3.32 does not implement them;
+ * - MPI-IO: SMPI 3.32 opens files only on platform disks, and then simulates the time of reads and
+ *   writes without moving any data (a read leaves the buffer as it was), so a program would run on
+ *   made-up data; icsim's platforms describe no storage either.
+ * The run stops with status 3 (icsim_stop: every rank, nothing half-written). */
+#include <stdio.h>
+#include <string.h>
+
+#include "layer.h"
+
+static int unsupported(const char *call)
+{
+  if (strstr(call, "Intercomm"))
+    fprintf(stderr,
+            "icsim: %s: intercommunicators are not supported (SimGrid's SMPI 3.32 does not implement "
+            "MPI_Intercomm_create or MPI_Intercomm_merge), so this program cannot run under icsim\n",
+            call);
+  else if (strstr(call, "File"))
+    fprintf(stderr,
+            "icsim: %s: MPI-IO is not supported (SimGrid's SMPI 3.32 simulates the time of file reads and "
+            "writes on platform disks but moves no data, and icsim's platforms describe no storage), so this "
+            "program cannot run under icsim\n",
+            call);
+  else
+    fprintf(stderr,
+            "icsim: %s: matched probes are not supported (SimGrid's SMPI 3.32 does not implement MPI_Mprobe, "
+            "MPI_Improbe, MPI_Mrecv or MPI_Imrecv), so this program cannot run under icsim; use MPI_Probe and "
+            "MPI_Recv\n",
+            call);
+  icsim_stop(3);
+  return MPI_ERR_OTHER;
+}
+
+int MPI_Intercomm_create(MPI_Comm local, int lleader, MPI_Comm peer, int rleader, int tag, MPI_Comm *out)
+{
+  (void)local, (void)lleader, (void)peer, (void)rleader, (void)tag, (void)out;
+  return unsupported("MPI_Intercomm_create");
+}
+
+int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *out)
+{
+  (void)comm, (void)high, (void)out;
+  return unsupported("MPI_Intercomm_merge");
+}
+
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+{
+  (void)src, (void)tag, (void)comm, (void)msg, (void)status;
+  return unsupported("MPI_Mprobe");
+}
+
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *status)
+{
+  (void)src, (void)tag, (void)comm, (void)flag, (void)msg, (void)status;
+  return unsupported("MPI_Improbe");
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Status *status)
+{
+  (void)buf, (void)count, (void)type, (void)msg, (void)status;
+  return unsupported("MPI_Mrecv");
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
+{
+  (void)buf, (void)count, (void)type, (void)msg, (void)req;
+  return unsupported("MPI_Imrecv");
+}
+
+/* Every MPI-IO program starts with one of these two: no file handle exists without MPI_File_open. */
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+  (void)comm, (void)filename, (void)amode, (void)info, (void)fh;
+  return unsupported("MPI_File_open");
+}
+
+int MPI_File_delete(const char *filename, MPI_Info info)
+{
+  (void)filename, (void)info;
+  return unsupported("MPI_File_delete");
+}
+
+/* The Fortran names (the program would otherwise reach SMPI's own binding): the same refusal. */
+void mpi_file_open_(int *comm, char *filename, int *amode, int *info, int *fh, int *ierr, size_t len);
+void mpi_file_open_(int *comm, char *filename, int *amode, int *info, int *fh, int *ierr, size_t len)
+{
+  (void)comm, (void)filename, (void)amode, (void)info, (void)fh, (void)len;
+  *ierr = unsupported("MPI_File_open");
+}
+
+void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len);
+void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len)
+{
+  (void)filename, (void)info, (void)len;
+  *ierr = unsupported("MPI_File_delete");
+}
