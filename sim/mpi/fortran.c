@@ -13,7 +13,8 @@
  * non-blocking collectives, the one-sided calls (put, get, accumulate, their request forms, the
  * read-modify-write ones) and the window calls that send SMPI's own messages (creation, release,
  * synchronisation), the calls that create or free communicators (the layer may keep
- * per-communicator state, and SMPI's messages inside them are bracketed), and MPI_Init,
+ * per-communicator state, and SMPI's messages inside them are bracketed), the program's own error
+ * classes, codes and strings and the calls that raise errors (errors.c, layer.c), and MPI_Init,
  * MPI_Init_thread, MPI_Finalize and MPI_Abort (lifecycle.c). Everything else stays SMPI's
  * binding.
  *
@@ -32,6 +33,7 @@
  *   A persistent request stays allocated (inactive) and keeps its handle. */
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(int), "Fortran status must be the C MPI_Status");
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "default INTEGER handles");
@@ -794,3 +796,62 @@ ALIAS(mpi_finalize)
 /* SMPI's mpi_abort_ ends the run with status 0; the layer's MPI_Abort with the error code. */
 void mpi_abort_(int *comm, int *code, int *ierr) { *ierr = MPI_Abort(COMM(comm), *code); }
 ALIAS(mpi_abort)
+
+/* ---- the program's own error classes, codes and strings (errors.c), raising errors ---- */
+
+void mpi_add_error_class_(int *cls, int *ierr) { *ierr = MPI_Add_error_class(cls); }
+ALIAS(mpi_add_error_class)
+
+void mpi_add_error_code_(int *cls, int *code, int *ierr) { *ierr = MPI_Add_error_code(*cls, code); }
+ALIAS(mpi_add_error_code)
+
+/* A Fortran CHARACTER argument: LEN bytes, blank-padded, no terminator (the trailing blanks are
+ * not part of the string). */
+void mpi_add_error_string_(int *code, char *s, int *ierr, size_t len)
+{
+  while (len > 0 && s[len - 1] == ' ')
+    len--;
+  char c[MPI_MAX_ERROR_STRING];
+  size_t n = len < sizeof c - 1 ? len : sizeof c - 1;
+  memcpy(c, s, n);
+  c[n] = '\0';
+  *ierr = MPI_Add_error_string(*code, c);
+}
+ALIAS(mpi_add_error_string)
+
+void mpi_error_class_(int *code, int *cls, int *ierr) { *ierr = MPI_Error_class(*code, cls); }
+ALIAS(mpi_error_class)
+
+/* The string into the Fortran CHARACTER argument, blank-padded to its length. */
+void mpi_error_string_(int *code, char *s, int *resultlen, int *ierr, size_t len)
+{
+  char c[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  *ierr = MPI_Error_string(*code, c, &n);
+  if (*ierr != MPI_SUCCESS)
+    return;
+  size_t m = (size_t)n < len ? (size_t)n : len;
+  memcpy(s, c, m);
+  memset(s + m, ' ', len - m);
+  *resultlen = (int)m;
+}
+ALIAS(mpi_error_string)
+
+void mpi_comm_call_errhandler_(int *comm, int *code, int *ierr) { *ierr = MPI_Comm_call_errhandler(COMM(comm), *code); }
+ALIAS(mpi_comm_call_errhandler)
+
+void mpi_win_call_errhandler_(int *win, int *code, int *ierr) { *ierr = MPI_Win_call_errhandler(WIN(win), *code); }
+ALIAS(mpi_win_call_errhandler)
+
+/* SMPI's mpi_errhandler_free_ drops the handler's Fortran handle from its table at every free, but
+ * the handle is shared: MPI_Comm_get_errhandler hands out the same one, so after freeing that copy
+ * the program's own free threw out of SMPI's table (MPICH's commerrf aborted, under plain SMPI
+ * too). The handle stays in the table; the program's variable becomes MPI_ERRHANDLER_NULL. */
+void mpi_errhandler_free_(int *eh, int *ierr)
+{
+  MPI_Errhandler h = MPI_Errhandler_f2c(*eh);
+  *ierr = MPI_Errhandler_free(&h);
+  if (*ierr == MPI_SUCCESS)
+    *eh = -1; /* MPI_ERRHANDLER_NULL in mpif.h */
+}
+ALIAS(mpi_errhandler_free)

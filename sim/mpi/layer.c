@@ -182,7 +182,8 @@ static void fatal(const char *call, int rc, const char *on)
 {
   char what[MPI_MAX_ERROR_STRING];
   int len = 0;
-  PMPI_Error_string(rc, what, &len);
+  if (MPI_Error_string(rc, what, &len) != MPI_SUCCESS) /* errors.c: the program's codes too */
+    len = snprintf(what, sizeof what, "error code %d", rc);
   fprintf(stderr,
           "icsim: rank %d: %s failed: %.*s. The %s's error handler is MPI_ERRORS_ARE_FATAL, so the run stops (set "
           "MPI_ERRORS_RETURN on it to get the error code back)\n",
@@ -226,6 +227,31 @@ int icsim_error(MPI_Comm comm, const char *call, int rc)
   if (programs_own(eh, call, rc, "communicator"))
     PMPI_Comm_call_errhandler(on, rc);
   return rc;
+}
+
+/* A program raising an error itself. SMPI 3.32 calls the predefined handlers' functions, which
+ * are null: MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN crashed the program (MPICH's errfatal).
+ * Fatal stops the run naming the error, return does nothing, the program's own is called. */
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  int rc = PMPI_Comm_get_errhandler(comm, &eh);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (programs_own(eh, "MPI_Comm_call_errhandler", errorcode, "communicator"))
+    return PMPI_Comm_call_errhandler(comm, errorcode);
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  int rc = PMPI_Win_get_errhandler(win, &eh);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (programs_own(eh, "MPI_Win_call_errhandler", errorcode, "window"))
+    return PMPI_Win_call_errhandler(win, errorcode);
+  return MPI_SUCCESS;
 }
 
 int icsim_direct_ok(void)

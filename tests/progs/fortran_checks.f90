@@ -2,7 +2,8 @@
 ! MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE, 1-based indices from waitany/testany/waitsome,
 ! request handles becoming MPI_REQUEST_NULL on completion, persistent requests keeping theirs,
 ! MPI_IN_PLACE, communicator creation and freeing, put/get/accumulate, a non-blocking collective,
-! a fetch-and-op under a lock and a Cartesian communicator. Runs on 2 or more ranks;
+! a fetch-and-op under a lock, a Cartesian communicator, and the program's own error class, code
+! and string raised through its own handler (whose two handles are freed). Runs on 2 or more ranks;
 ! rank 0 prints "fortran checks passed" or the failures (one "FAIL" line each).
 program fortran_checks
   implicit none
@@ -13,6 +14,10 @@ program fortran_checks
   integer :: req, win, winbuf(4)
   integer(kind=MPI_ADDRESS_KIND) :: disp, winsize
   logical :: flag, seen(64), periodic(1)
+  integer :: ecls, ecode, eh, eh2, seen_code
+  character(len=MPI_MAX_ERROR_STRING) :: estr
+  common /fchecks_err/ seen_code
+  external :: on_error
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -226,6 +231,27 @@ program fortran_checks
   call check(cnt == np, 'cart_create size')
   call MPI_Comm_free(newcomm, ierr)
 
+  ! 10. An error class, code and string of the program's own (SMPI leaves them unset), raised
+  ! through its own handler; the handler's two handles (its own, get_errhandler's) both freed.
+  call MPI_Add_error_class(ecls, ierr)
+  call MPI_Add_error_code(ecls, ecode, ierr)
+  call MPI_Add_error_string(ecode, 'my fortran error   ', ierr)
+  call MPI_Error_class(ecode, val, ierr)
+  call check(ierr == MPI_SUCCESS .and. val == ecls .and. ecode /= ecls, 'error_class of an added code')
+  call MPI_Error_string(ecode, estr, cnt, ierr)
+  call check(cnt == 16 .and. estr == 'my fortran error', 'error_string of an added code, blanks trimmed')
+  call MPI_Comm_dup(MPI_COMM_WORLD, dupcomm, ierr)
+  call MPI_Comm_create_errhandler(on_error, eh, ierr)
+  call MPI_Comm_set_errhandler(dupcomm, eh, ierr)
+  call MPI_Comm_get_errhandler(dupcomm, eh2, ierr)
+  call MPI_Errhandler_free(eh2, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+  call check(ierr == MPI_SUCCESS .and. eh == MPI_ERRHANDLER_NULL, 'errhandler_free of the second handle')
+  seen_code = -1
+  call MPI_Comm_call_errhandler(dupcomm, ecode, ierr)
+  call check(seen_code == ecode, 'comm_call_errhandler calls the handler with the code')
+  call MPI_Comm_free(dupcomm, ierr)
+
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (fails == 0) then
@@ -258,3 +284,12 @@ contains
   end subroutine check
 
 end program fortran_checks
+
+! The program's error handler (section 10): remembers the code it was called with.
+subroutine on_error(comm, code)
+  implicit none
+  integer :: comm, code
+  integer :: seen_code
+  common /fchecks_err/ seen_code
+  seen_code = code
+end subroutine on_error
