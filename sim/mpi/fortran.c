@@ -855,3 +855,27 @@ void mpi_errhandler_free_(int *eh, int *ierr)
     *eh = -1; /* MPI_ERRHANDLER_NULL in mpif.h */
 }
 ALIAS(mpi_errhandler_free)
+
+/* SMPI 3.32 has no Fortran binding for the window error-handler calls (MPICH's f77/f90 winerrf did
+ * not link). The handler function is called as SMPI calls C handlers (window and code by
+ * address). */
+void mpi_win_create_errhandler_(void *fn, int *eh, int *ierr)
+{
+  MPI_Errhandler h;
+  *ierr = MPI_Win_create_errhandler((MPI_Win_errhandler_function *)fn, &h);
+  if (*ierr == MPI_SUCCESS)
+    *eh = MPI_Errhandler_c2f(h);
+}
+ALIAS(mpi_win_create_errhandler)
+
+void mpi_win_set_errhandler_(int *win, int *eh, int *ierr) { *ierr = MPI_Win_set_errhandler(WIN(win), MPI_Errhandler_f2c(*eh)); }
+ALIAS(mpi_win_set_errhandler)
+
+void mpi_win_get_errhandler_(int *win, int *eh, int *ierr)
+{
+  MPI_Errhandler h;
+  *ierr = MPI_Win_get_errhandler(WIN(win), &h);
+  if (*ierr == MPI_SUCCESS)
+    *eh = MPI_Errhandler_c2f(h);
+}
+ALIAS(mpi_win_get_errhandler)

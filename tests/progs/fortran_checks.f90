@@ -251,6 +251,19 @@ program fortran_checks
   call MPI_Comm_call_errhandler(dupcomm, ecode, ierr)
   call check(seen_code == ecode, 'comm_call_errhandler calls the handler with the code')
   call MPI_Comm_free(dupcomm, ierr)
+  ! ... and on a window (calls SMPI has no Fortran binding for)
+  winsize = 16
+  call MPI_Win_create(winbuf, winsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+  call MPI_Win_create_errhandler(on_error, eh, ierr)
+  call MPI_Win_set_errhandler(win, eh, ierr)
+  call MPI_Win_get_errhandler(win, eh2, ierr)
+  call check(ierr == MPI_SUCCESS .and. eh2 == eh, 'win_get_errhandler returns the handler set')
+  call MPI_Errhandler_free(eh2, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+  seen_code = -1
+  call MPI_Win_call_errhandler(win, ecls, ierr)
+  call check(seen_code == ecls, 'win_call_errhandler calls the handler with the class')
+  call MPI_Win_free(win, ierr)
 
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
