@@ -1,4 +1,4 @@
-/* Non-blocking collectives (MPI_Ibarrier ... MPI_Iexscan, MPI_Ialltoallw).
+/* Non-blocking collectives (MPI_Ibarrier ... MPI_Iexscan, MPI_Ialltoallw, and MPI_Comm_idup).
  *
  * PROGRESS HAPPENS AT THE CALL. Each MPI_I* runs the blocking algorithm of its family to
  * completion, on a separate shadow communicator of its own (so its messages can never match
@@ -196,4 +196,18 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
     return icsim_error(comm, "MPI_Ialltoallw", PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
   return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req)));
+}
+
+/* SMPI 3.32 does not implement MPI_Comm_idup (its stub aborts). Like the collectives above, the
+ * duplication happens at the call (the layer's MPI_Comm_dup, whose SMPI messages are bracketed
+ * like every SMPI call that sends its own) and the request is already complete: the new
+ * communicator may be used once it is waited for, as MPI says, and is usable at once here. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
+  if (req == NULL || newcomm == NULL)
+    return icsim_error(comm, "MPI_Comm_idup", MPI_ERR_ARG);
+  int rc = MPI_Comm_dup(comm, newcomm);
+  if (rc != MPI_SUCCESS)
+    return rc; /* MPI_Comm_dup has handed it to the error handler */
+  return icsim_error(comm, "MPI_Comm_idup", icsim_coll_done_request(req));
 }

@@ -728,6 +728,16 @@ void mpi_comm_split_type_(int *comm, int *type, int *key, int *info, int *newcom
 }
 ALIAS(mpi_comm_split_type)
 
+void mpi_comm_idup_(int *comm, int *newcomm, int *req, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Comm_idup(COMM(comm), &c, &r);
+  new_comm(*ierr, c, newcomm);
+  new_request(*ierr, r, req);
+}
+ALIAS(mpi_comm_idup)
+
 void mpi_comm_dup_with_info_(int *comm, int *info, int *newcomm, int *ierr)
 {
   MPI_Comm c = MPI_COMM_NULL;

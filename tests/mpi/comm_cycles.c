@@ -359,8 +359,15 @@ static void cycle(int k)
   int r = suite_rank, n = suite_size;
   MPI_Comm a, b, c;
   switch (k % 6) {
-  case 0: /* a dup, or every other time a dup with hints (SMPI sends its own messages for both) */
-    if (k % 12 == 6) {
+  case 0: /* a dup, every other time a dup with hints, every fourth a non-blocking dup (SMPI sends
+           * its own messages for all three) */
+    if (k % 24 == 12) {
+      MPI_Request req;
+      MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &a, &req));
+      MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+      CHECK(req == MPI_REQUEST_NULL, "MPI_Wait leaves the idup's request set");
+      run_and_free(&a, k, "non-blocking dup of WORLD");
+    } else if (k % 12 == 6) {
       MPI_Info info;
       MPI_Info_create(&info);
       MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
