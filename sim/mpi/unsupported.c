@@ -4,7 +4,8 @@
  * - MPI-IO: SMPI 3.32 opens files only on platform disks, and then simulates the time of reads and
  *   writes without moving any data (a read leaves the buffer as it was), so a program would run on
  *   made-up data; icsim's platforms describe no storage either.
- * The run stops with status 3 (icsim_stop: every rank, nothing half-written). */
+ * The run stops with status 3 (icsim_stop: every rank, nothing half-written). And one SMPI stub that
+ * should not stop a program at all: MPI_Pcontrol. */
 #include <stdio.h>
 #include <string.h>
 
@@ -95,4 +96,19 @@ void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len)
 {
   (void)filename, (void)info, (void)len;
   *ierr = unsupported("MPI_File_delete");
+}
+
+/* Not refused: MPI_Pcontrol has no effect when no profiling library is there to read it (MPI 3.1,
+ * 14.2.4), and icsim is not one; SMPI 3.32's stub aborted the program. */
+int MPI_Pcontrol(const int level, ...)
+{
+  (void)level;
+  return MPI_SUCCESS;
+}
+
+void mpi_pcontrol_(int *level, int *ierr);
+void mpi_pcontrol_(int *level, int *ierr)
+{
+  (void)level;
+  *ierr = MPI_SUCCESS;
 }
