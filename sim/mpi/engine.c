@@ -410,7 +410,8 @@ static enum standing standing_of(MPI_Request r, struct entry **pe)
 static void warn_partial_instance(const struct entry *e)
 {
   static int warned;
-  if (warned || e->kind != RECV || e->type == MPI_DATATYPE_NULL || e->st.MPI_ERROR != MPI_SUCCESS)
+  if (warned || e->kind != RECV || e->null_peer || !e->type || e->type == MPI_DATATYPE_NULL ||
+      e->st.MPI_ERROR != MPI_SUCCESS)
     return;
   int size = 0, bytes = 0;
   MPI_Aint lb, extent, tlb, textent;

@@ -889,3 +889,124 @@ void mpi_win_get_errhandler_(int *win, int *eh, int *ierr)
     *eh = MPI_Errhandler_c2f(h);
 }
 ALIAS(mpi_win_get_errhandler)
+
+/* ---- topologies and neighbourhood collectives (topology.c; SMPI's are stubs) ---- */
+
+/* SMPI's mpif.h numbers the kinds from 0 (MPI_GRAPH 0, MPI_CART 1, MPI_DIST_GRAPH 2), its C header from 1. */
+void mpi_topo_test_(int *comm, int *status, int *ierr)
+{
+  int c = MPI_UNDEFINED;
+  *ierr = MPI_Topo_test(COMM(comm), &c);
+  *status = c == MPI_GRAPH ? 0 : c == MPI_CART ? 1 : c == MPI_DIST_GRAPH ? 2 : c;
+}
+ALIAS(mpi_topo_test)
+
+void mpi_graph_create_(int *comm, int *nnodes, int *index, int *edges, int *reorder, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Graph_create(COMM(comm), *nnodes, index, edges, *reorder, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_graph_create)
+
+void mpi_graphdims_get_(int *comm, int *nnodes, int *nedges, int *ierr)
+{
+  *ierr = MPI_Graphdims_get(COMM(comm), nnodes, nedges);
+}
+ALIAS(mpi_graphdims_get)
+
+void mpi_graph_get_(int *comm, int *maxindex, int *maxedges, int *index, int *edges, int *ierr)
+{
+  *ierr = MPI_Graph_get(COMM(comm), *maxindex, *maxedges, index, edges);
+}
+ALIAS(mpi_graph_get)
+
+void mpi_graph_neighbors_count_(int *comm, int *rank, int *n, int *ierr)
+{
+  *ierr = MPI_Graph_neighbors_count(COMM(comm), *rank, n);
+}
+ALIAS(mpi_graph_neighbors_count)
+
+void mpi_graph_neighbors_(int *comm, int *rank, int *max, int *nbrs, int *ierr)
+{
+  *ierr = MPI_Graph_neighbors(COMM(comm), *rank, *max, nbrs);
+}
+ALIAS(mpi_graph_neighbors)
+
+void mpi_graph_map_(int *comm, int *nnodes, int *index, int *edges, int *newrank, int *ierr)
+{
+  *ierr = MPI_Graph_map(COMM(comm), *nnodes, index, edges, newrank);
+}
+ALIAS(mpi_graph_map)
+
+void mpi_cart_map_(int *comm, int *ndims, int *dims, int *periods, int *newrank, int *ierr)
+{
+  *ierr = MPI_Cart_map(COMM(comm), *ndims, dims, periods, newrank);
+}
+ALIAS(mpi_cart_map)
+
+/* SMPI 3.32's mpif.h and mpi module define no MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY: a Fortran program
+ * gives weight arrays, which are passed on as they are. */
+void mpi_dist_graph_create_adjacent_(int *comm, int *indeg, int *sources, int *sw, int *outdeg, int *dests, int *dw,
+                                     int *info, int *reorder, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Dist_graph_create_adjacent(COMM(comm), *indeg, sources, sw, *outdeg, dests, dw,
+                                         MPI_Info_f2c(*info), *reorder, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_dist_graph_create_adjacent)
+
+void mpi_dist_graph_create_(int *comm, int *n, int *sources, int *degrees, int *dests, int *w, int *info,
+                            int *reorder, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Dist_graph_create(COMM(comm), *n, sources, degrees, dests, w, MPI_Info_f2c(*info), *reorder,
+                                &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_dist_graph_create)
+
+void mpi_dist_graph_neighbors_count_(int *comm, int *indeg, int *outdeg, int *weighted, int *ierr)
+{
+  *ierr = MPI_Dist_graph_neighbors_count(COMM(comm), indeg, outdeg, weighted);
+}
+ALIAS(mpi_dist_graph_neighbors_count)
+
+void mpi_dist_graph_neighbors_(int *comm, int *maxin, int *sources, int *sw, int *maxout, int *dests, int *dw,
+                               int *ierr)
+{
+  *ierr = MPI_Dist_graph_neighbors(COMM(comm), *maxin, sources, sw, *maxout, dests,
+                                   dw);
+}
+ALIAS(mpi_dist_graph_neighbors)
+
+void mpi_neighbor_allgather_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *comm,
+                             int *ierr)
+{
+  *ierr = MPI_Neighbor_allgather(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), COMM(comm));
+}
+ALIAS(mpi_neighbor_allgather)
+
+void mpi_neighbor_allgatherv_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcounts, int *displs,
+                              int *rtype, int *comm, int *ierr)
+{
+  *ierr = MPI_Neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs, TYPE(rtype),
+                                  COMM(comm));
+}
+ALIAS(mpi_neighbor_allgatherv)
+
+void mpi_neighbor_alltoall_(void *sbuf, int *scount, int *stype, void *rbuf, int *rcount, int *rtype, int *comm,
+                            int *ierr)
+{
+  *ierr = MPI_Neighbor_alltoall(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), *rcount, TYPE(rtype), COMM(comm));
+}
+ALIAS(mpi_neighbor_alltoall)
+
+void mpi_neighbor_alltoallv_(void *sbuf, int *scounts, int *sdispls, int *stype, void *rbuf, int *rcounts,
+                             int *rdispls, int *rtype, int *comm, int *ierr)
+{
+  *ierr = MPI_Neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts, rdispls,
+                                 TYPE(rtype), COMM(comm));
+}
+ALIAS(mpi_neighbor_alltoallv)

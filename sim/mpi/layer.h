@@ -51,6 +51,10 @@ int icsim_error(MPI_Comm comm, const char *call, int rc);
 /* The same for a call on window WIN (its own error handler). */
 int icsim_win_error(MPI_Win win, const char *call, int rc);
 
+/* topology.c: COMM was made Cartesian (MPI_Topo_test answers MPI_CART, neighbourhood collectives
+ * use its neighbours). */
+void icsim_topo_mark_cart(MPI_Comm comm);
+
 /* lifecycle.c: stop the run now with exit status CODE (low 8 bits, 0 taken as 1), as MPI_Abort. */
 void icsim_stop(int code) __attribute__((noreturn));
 /* lifecycle.c: a message to world rank WORLD is about to be posted; if that rank has ended, say so

@@ -390,17 +390,24 @@ INTERNAL(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_
          (comm, type, key, info, out))
 INTERNAL(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *out), (comm, group, out))
 INTERNAL(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out), (comm, group, tag, out))
-INTERNAL(Cart_create, (MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out),
-         (comm, ndims, dims, periods, reorder, out))
-INTERNAL(Cart_sub, (MPI_Comm comm, const int *remain, MPI_Comm *out), (comm, remain, out))
+/* Cartesian communicators: SMPI's messages bracketed, and the result marked for MPI_Topo_test
+ * (topology.c: SMPI's is a stub). */
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out)
+{
+  internal_enter("MPI_Cart_create");
+  int rc = internal_leave(PMPI_Cart_create(comm, ndims, dims, periods, reorder, out));
+  if (rc == MPI_SUCCESS && out && icsim_runtime_get())
+    icsim_topo_mark_cart(*out);
+  return rc;
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int *remain, MPI_Comm *out)
+{
+  internal_enter("MPI_Cart_sub");
+  int rc = internal_leave(PMPI_Cart_sub(comm, remain, out));
+  if (rc == MPI_SUCCESS && out && icsim_runtime_get())
+    icsim_topo_mark_cart(*out);
+  return rc;
+}
 INTERNAL(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *out), (comm, info, out))
-INTERNAL(Graph_create, (MPI_Comm comm, int nnodes, const int *index, const int *edges, int reorder, MPI_Comm *out),
-         (comm, nnodes, index, edges, reorder, out))
-INTERNAL(Dist_graph_create,
-         (MPI_Comm comm, int n, const int *sources, const int *degrees, const int *destinations, const int *weights,
-          MPI_Info info, int reorder, MPI_Comm *out),
-         (comm, n, sources, degrees, destinations, weights, info, reorder, out))
-INTERNAL(Dist_graph_create_adjacent,
-         (MPI_Comm comm, int indegree, const int *sources, const int *sourceweights, int outdegree,
-          const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *out),
-         (comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, out))
+/* Graph and distributed-graph creation: topology.c (SMPI 3.32's are stubs). */

@@ -3,7 +3,8 @@
 ! request handles becoming MPI_REQUEST_NULL on completion, persistent requests keeping theirs,
 ! MPI_IN_PLACE, communicator creation and freeing, put/get/accumulate, a non-blocking collective,
 ! a fetch-and-op under a lock, a Cartesian communicator, and the program's own error class, code
-! and string raised through its own handler (whose two handles are freed). Runs on 2 or more ranks;
+! and string raised through its own handler (whose two handles are freed), a graph and a
+! distributed graph with a neighbourhood collective each. Runs on 2 or more ranks;
 ! rank 0 prints "fortran checks passed" or the failures (one "FAIL" line each).
 program fortran_checks
   implicit none
@@ -14,7 +15,8 @@ program fortran_checks
   integer :: req, win, winbuf(4)
   integer(kind=MPI_ADDRESS_KIND) :: disp, winsize
   logical :: flag, seen(64), periodic(1)
-  integer :: ecls, ecode, eh, eh2, seen_code
+  integer :: ecls, ecode, eh, eh2, seen_code, gidx(64), gedges(128), gnb(2), gr(2), tkind, nn, ne, indeg, outdeg
+  logical :: weighted
   character(len=MPI_MAX_ERROR_STRING) :: estr
   common /fchecks_err/ seen_code
   external :: on_error
@@ -264,6 +266,34 @@ program fortran_checks
   call MPI_Win_call_errhandler(win, ecls, ierr)
   call check(seen_code == ecls, 'win_call_errhandler calls the handler with the class')
   call MPI_Win_free(win, ierr)
+
+  ! 11. Topologies SMPI has no Fortran (or C) implementation of: a ring graph and a distributed
+  ! graph, with a neighbourhood collective on each.
+  do i = 1, np
+    gedges(2 * i - 1) = mod(i, np)
+    gedges(2 * i) = mod(i + np - 2, np)
+    gidx(i) = 2 * i
+  end do
+  call MPI_Graph_create(MPI_COMM_WORLD, np, gidx, gedges, .false., newcomm, ierr)
+  call MPI_Topo_test(newcomm, tkind, ierr)
+  call check(tkind == MPI_GRAPH, 'topo_test of a graph gives MPI_GRAPH')
+  call MPI_Graphdims_get(newcomm, nn, ne, ierr)
+  call check(nn == np .and. ne == 2 * np, 'graphdims_get')
+  call MPI_Graph_neighbors(newcomm, rank, 2, gnb, ierr)
+  val = 100 + rank
+  call MPI_Neighbor_allgather(val, 1, MPI_INTEGER, gr, 1, MPI_INTEGER, newcomm, ierr)
+  call check(gr(1) == 100 + gnb(1) .and. gr(2) == 100 + gnb(2), 'neighbor_allgather on a graph')
+  call MPI_Comm_free(newcomm, ierr)
+  gnb(1) = mod(rank + np - 1, np)
+  gnb(2) = mod(rank + 1, np)
+  gr = [3, 4]
+  call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, gnb(1), gr(1), 1, gnb(2), gr(2), MPI_INFO_NULL, .false., &
+                                      newcomm, ierr)
+  call MPI_Dist_graph_neighbors_count(newcomm, indeg, outdeg, weighted, ierr)
+  call check(indeg == 1 .and. outdeg == 1 .and. weighted, 'dist_graph_neighbors_count')
+  call MPI_Neighbor_alltoall(val, 1, MPI_INTEGER, gr(1), 1, MPI_INTEGER, newcomm, ierr)
+  call check(gr(1) == 100 + gnb(1), 'neighbor_alltoall on a distributed graph')
+  call MPI_Comm_free(newcomm, ierr)
 
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then

@@ -1,0 +1,624 @@
+/* Graph and distributed-graph topologies, MPI_Cart_map / MPI_Graph_map, and the neighbourhood
+ * collectives on any topology.
+ *
+ * Why here: SMPI 3.32 implements Cartesian topologies only; its graph, distributed-graph, mapping
+ * and neighbourhood calls are stubs that abort the program. The layer keeps a graph's arrays, or a
+ * distributed graph's neighbours and weights, as an attribute of the communicator it creates, so
+ * that MPI_Comm_dup copies them and MPI_Comm_free drops them as MPI says. No reordering: every
+ * rank keeps its rank (MPI allows it; the maps answer accordingly).
+ *
+ * The neighbourhood collectives send and receive through the layer's point-to-point calls on the
+ * communicator's collective shadow (coll_comm.c), so every message pays the stacks' costs. The
+ * non-blocking forms run at the call, like the layer's other non-blocking collectives
+ * (coll_nonblocking.c says what that implies). Neighbour order (MPI 3.1, 7.6): a Cartesian
+ * communicator's are, per dimension, the rank at -1 then +1 (MPI_PROC_NULL off a non-periodic
+ * edge); a graph's its adjacency list; a distributed graph's its sources (receive) and
+ * destinations (send). Messages carry a tag per Cartesian direction, so that a neighbour met in
+ * both directions (a periodic dimension of 1 or 2) gets each block in the right slot; between
+ * graph neighbours the j-th message one way pairs with the j-th the other way expects. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+enum { NEIGHBOR_TAG = ICSIM_COLL_TAG + 64 };
+
+struct topo {
+  int kind;                   /* MPI_CART (SMPI keeps the rest), MPI_GRAPH or MPI_DIST_GRAPH */
+  int nnodes, nedges;         /* MPI_GRAPH: MPI's index and edges arrays */
+  int *index, *edges;
+  int indeg, outdeg, weighted; /* MPI_DIST_GRAPH: sources and destinations, their weights */
+  int *in, *inw, *out, *outw;
+};
+
+static int topo_key = MPI_KEYVAL_INVALID;
+
+static void topo_free(struct topo *t)
+{
+  if (!t)
+    return;
+  free(t->index);
+  free(t->edges);
+  free(t->in);
+  free(t->inw);
+  free(t->out);
+  free(t->outw);
+  free(t);
+}
+
+static int *ints(const int *a, int n)
+{
+  int *c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
+  if (c && a && n > 0)
+    memcpy(c, a, (size_t)n * sizeof *c);
+  return c;
+}
+
+static struct topo *topo_copy(const struct topo *t)
+{
+  struct topo *c = malloc(sizeof *c);
+  if (!c)
+    return NULL;
+  *c = *t;
+  c->index = ints(t->index, t->nnodes);
+  c->edges = ints(t->edges, t->nedges);
+  c->in = ints(t->in, t->indeg);
+  c->inw = ints(t->inw, t->indeg);
+  c->out = ints(t->out, t->outdeg);
+  c->outw = ints(t->outw, t->outdeg);
+  if (!c->index || !c->edges || !c->in || !c->inw || !c->out || !c->outw) {
+    topo_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* MPI_Comm_dup copies a topology; freeing the communicator drops it. */
+static int copy_attr(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+  (void)old, (void)key, (void)extra;
+  struct topo *c = topo_copy(in);
+  *(void **)out = c;
+  *flag = c != NULL;
+  return c ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static int delete_attr(MPI_Comm comm, int key, void *value, void *extra)
+{
+  (void)comm, (void)key, (void)extra;
+  topo_free(value);
+  return MPI_SUCCESS;
+}
+
+static int key(void)
+{
+  if (topo_key == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(copy_attr, delete_attr, &topo_key, NULL);
+  return topo_key;
+}
+
+static struct topo *topo_of(MPI_Comm comm)
+{
+  struct topo *t = NULL;
+  int found = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, key(), &t, &found) != MPI_SUCCESS || !found)
+    return NULL;
+  return t;
+}
+
+static int attach(MPI_Comm comm, struct topo *t)
+{
+  if (!t)
+    return MPI_ERR_NO_MEM;
+  return PMPI_Comm_set_attr(comm, key(), t); /* replaces (and deletes) one copied by the dup */
+}
+
+/* SMPI's MPI_Topo_test is a stub too: the layer marks the Cartesian communicators it sees made
+ * (MPI_Cart_create, MPI_Cart_sub in p2p.c) and answers for all three kinds. */
+void icsim_topo_mark_cart(MPI_Comm comm)
+{
+  if (comm == MPI_COMM_NULL)
+    return;
+  struct topo *t = calloc(1, sizeof *t);
+  if (t) {
+    *t = (struct topo){.kind = MPI_CART};
+    t->index = ints(NULL, 0), t->edges = ints(NULL, 0), t->in = ints(NULL, 0), t->inw = ints(NULL, 0);
+    t->out = ints(NULL, 0), t->outw = ints(NULL, 0);
+  }
+  attach(comm, t);
+}
+
+int MPI_Topo_test(MPI_Comm comm, int *status)
+{
+  int n = 0;
+  if (!status)
+    return icsim_error(comm, "MPI_Topo_test", MPI_ERR_ARG);
+  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return icsim_error(MPI_COMM_NULL, "MPI_Topo_test", MPI_ERR_COMM);
+  const struct topo *t = topo_of(comm);
+  *status = t ? t->kind : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+/* ---- graphs ---- */
+
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edges, int reorder, MPI_Comm *out)
+{
+  (void)reorder;
+  int n = 0, me = 0;
+  if (!out || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return icsim_error(comm, "MPI_Graph_create", out ? MPI_ERR_COMM : MPI_ERR_ARG);
+  PMPI_Comm_rank(comm, &me);
+  if (nnodes < 0 || nnodes > n || (nnodes > 0 && (!index || !edges)))
+    return icsim_error(comm, "MPI_Graph_create", MPI_ERR_ARG);
+  for (int i = 0; i < nnodes; i++)
+    if (index[i] < (i ? index[i - 1] : 0))
+      return icsim_error(comm, "MPI_Graph_create", MPI_ERR_ARG);
+  int nedges = nnodes ? index[nnodes - 1] : 0;
+  for (int e = 0; e < nedges; e++)
+    if (edges[e] < 0 || edges[e] >= nnodes)
+      return icsim_error(comm, "MPI_Graph_create", MPI_ERR_TOPOLOGY);
+  /* the first nnodes ranks, in order (the layer's split: SMPI's messages bracketed) */
+  int rc = MPI_Comm_split(comm, me < nnodes ? 0 : MPI_UNDEFINED, me, out);
+  if (rc != MPI_SUCCESS || *out == MPI_COMM_NULL)
+    return rc;
+  struct topo *t = calloc(1, sizeof *t);
+  if (t) {
+    *t = (struct topo){.kind = MPI_GRAPH, .nnodes = nnodes, .nedges = nedges};
+    t->index = ints(index, nnodes);
+    t->edges = ints(edges, nedges);
+    t->in = ints(NULL, 0), t->inw = ints(NULL, 0), t->out = ints(NULL, 0), t->outw = ints(NULL, 0);
+  }
+  return icsim_error(comm, "MPI_Graph_create", attach(*out, t));
+}
+
+static const struct topo *graph_of(MPI_Comm comm)
+{
+  const struct topo *t = topo_of(comm);
+  return t && t->kind == MPI_GRAPH ? t : NULL;
+}
+
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+  const struct topo *t = graph_of(comm);
+  if (!t || !nnodes || !nedges)
+    return icsim_error(comm, "MPI_Graphdims_get", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
+  *nnodes = t->nnodes;
+  *nedges = t->nedges;
+  return MPI_SUCCESS;
+}
+
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges)
+{
+  const struct topo *t = graph_of(comm);
+  if (!t || maxindex < 0 || maxedges < 0)
+    return icsim_error(comm, "MPI_Graph_get", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
+  for (int i = 0; i < maxindex && i < t->nnodes; i++)
+    index[i] = t->index[i];
+  for (int e = 0; e < maxedges && e < t->nedges; e++)
+    edges[e] = t->edges[e];
+  return MPI_SUCCESS;
+}
+
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *n)
+{
+  const struct topo *t = graph_of(comm);
+  if (!t || rank < 0 || rank >= t->nnodes || !n)
+    return icsim_error(comm, "MPI_Graph_neighbors_count", t ? MPI_ERR_RANK : MPI_ERR_TOPOLOGY);
+  *n = t->index[rank] - (rank ? t->index[rank - 1] : 0);
+  return MPI_SUCCESS;
+}
+
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int max, int *neighbors)
+{
+  const struct topo *t = graph_of(comm);
+  if (!t || rank < 0 || rank >= t->nnodes || max < 0)
+    return icsim_error(comm, "MPI_Graph_neighbors", t ? MPI_ERR_RANK : MPI_ERR_TOPOLOGY);
+  int lo = rank ? t->index[rank - 1] : 0;
+  for (int i = 0; i < max && lo + i < t->index[rank]; i++)
+    neighbors[i] = t->edges[lo + i];
+  return MPI_SUCCESS;
+}
+
+/* No reordering: a rank keeps its rank if the topology has room for it. */
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank)
+{
+  (void)index, (void)edges;
+  int me = 0, n = 0;
+  if (!newrank || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Comm_size(comm, &n) != MPI_SUCCESS ||
+      nnodes < 0 || nnodes > n)
+    return icsim_error(comm, "MPI_Graph_map", MPI_ERR_ARG);
+  *newrank = me < nnodes ? me : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank)
+{
+  (void)periods;
+  int me = 0, n = 0;
+  if (!newrank || ndims < 0 || (ndims > 0 && !dims) || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS ||
+      PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return icsim_error(comm, "MPI_Cart_map", MPI_ERR_ARG);
+  long long size = 1;
+  for (int d = 0; d < ndims; d++) {
+    if (dims[d] <= 0)
+      return icsim_error(comm, "MPI_Cart_map", MPI_ERR_DIMS);
+    size *= dims[d];
+    if (size > n)
+      return icsim_error(comm, "MPI_Cart_map", MPI_ERR_DIMS);
+  }
+  *newrank = me < size ? me : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+/* ---- distributed graphs ---- */
+
+static struct topo *dist_graph(int indeg, const int *in, const int *inw, int outdeg, const int *out, const int *outw,
+                               int weighted)
+{
+  struct topo *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  *t = (struct topo){.kind = MPI_DIST_GRAPH, .indeg = indeg, .outdeg = outdeg, .weighted = weighted};
+  t->index = ints(NULL, 0), t->edges = ints(NULL, 0);
+  t->in = ints(in, indeg);
+  t->out = ints(out, outdeg);
+  t->inw = ints(weighted ? inw : NULL, indeg);
+  t->outw = ints(weighted ? outw : NULL, outdeg);
+  if (!t->index || !t->edges || !t->in || !t->out || !t->inw || !t->outw) {
+    topo_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+static int ranks_ok(const int *r, int k, int n)
+{
+  for (int i = 0; i < k; i++)
+    if (r[i] < 0 || r[i] >= n)
+      return 0;
+  return 1;
+}
+
+/* MPI_UNWEIGHTED is the null pointer in SMPI's mpi.h; MPI_WEIGHTS_EMPTY says "weighted, no edge". */
+static const int *weights(const int *w) { return w == MPI_UNWEIGHTED || w == MPI_WEIGHTS_EMPTY ? NULL : w; }
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int *sources, const int *sourceweights,
+                                   int outdeg, const int *destinations, const int *destweights, MPI_Info info,
+                                   int reorder, MPI_Comm *out)
+{
+  (void)info, (void)reorder;
+  int n = 0;
+  if (!out || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return icsim_error(comm, "MPI_Dist_graph_create_adjacent", out ? MPI_ERR_COMM : MPI_ERR_ARG);
+  if (indeg < 0 || outdeg < 0 || (indeg > 0 && (!sources || !ranks_ok(sources, indeg, n))) ||
+      (outdeg > 0 && (!destinations || !ranks_ok(destinations, outdeg, n))))
+    return icsim_error(comm, "MPI_Dist_graph_create_adjacent", MPI_ERR_ARG);
+  int weighted = sourceweights != MPI_UNWEIGHTED || destweights != MPI_UNWEIGHTED;
+  int rc = MPI_Comm_dup(comm, out);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return icsim_error(comm, "MPI_Dist_graph_create_adjacent",
+                     attach(*out, dist_graph(indeg, sources, weights(sourceweights), outdeg, destinations,
+                                             weights(destweights), weighted)));
+}
+
+/* Each rank names edges (source -> destination, weight) that may be anyone's: every edge goes to
+ * its source (a destination of it) and to its destination (a source of it), through the layer's
+ * all-to-all(v), four ints an edge: which end, source, destination, weight. */
+int MPI_Dist_graph_create(MPI_Comm comm, int nsrc, const int *sources, const int *degrees, const int *destinations,
+                          const int *weightsv, MPI_Info info, int reorder, MPI_Comm *out)
+{
+  (void)info, (void)reorder;
+  int n = 0;
+  if (!out || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return icsim_error(comm, "MPI_Dist_graph_create", out ? MPI_ERR_COMM : MPI_ERR_ARG);
+  if (nsrc < 0 || (nsrc > 0 && (!sources || !degrees || !ranks_ok(sources, nsrc, n))))
+    return icsim_error(comm, "MPI_Dist_graph_create", MPI_ERR_ARG);
+  long long nedges = 0;
+  for (int i = 0; i < nsrc; i++) {
+    if (degrees[i] < 0)
+      return icsim_error(comm, "MPI_Dist_graph_create", MPI_ERR_ARG);
+    nedges += degrees[i];
+  }
+  if (nedges > 0 && (!destinations || !ranks_ok(destinations, (int)nedges, n)))
+    return icsim_error(comm, "MPI_Dist_graph_create", MPI_ERR_ARG);
+  const int *w = weights(weightsv);
+  int *scount = calloc((size_t)n, sizeof *scount), *sdispl = calloc((size_t)n, sizeof *sdispl);
+  int *rcount = calloc((size_t)n, sizeof *rcount), *rdispl = calloc((size_t)n, sizeof *rdispl);
+  int *send = malloc((size_t)(8 * nedges + 1) * sizeof *send), *fill = calloc((size_t)n, sizeof *fill);
+  int rc = scount && sdispl && rcount && rdispl && send && fill ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  int *recv = NULL;
+  long long k = 0;
+  for (int i = 0; rc == MPI_SUCCESS && i < nsrc; i++)
+    for (int j = 0; j < degrees[i]; j++, k++) {
+      scount[sources[i]] += 4;
+      scount[destinations[k]] += 4;
+    }
+  for (int r = 1; rc == MPI_SUCCESS && r < n; r++)
+    sdispl[r] = sdispl[r - 1] + scount[r - 1];
+  k = 0;
+  for (int i = 0; rc == MPI_SUCCESS && i < nsrc; i++)
+    for (int j = 0; j < degrees[i]; j++, k++) {
+      int s = sources[i], d = destinations[k], wt = w ? w[k] : 1;
+      int *a = &send[sdispl[s] + fill[s]];
+      a[0] = 1, a[1] = s, a[2] = d, a[3] = wt; /* to the source: a destination */
+      fill[s] += 4;
+      int *b = &send[sdispl[d] + fill[d]]; /* after: a self-loop's two records are both s's */
+      b[0] = 0, b[1] = s, b[2] = d, b[3] = wt; /* to the destination: a source */
+      fill[d] += 4;
+    }
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
+  int total = 0;
+  for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
+    rdispl[r] = total;
+    total += rcount[r];
+  }
+  if (rc == MPI_SUCCESS && !(recv = malloc((size_t)(total + 1) * sizeof *recv)))
+    rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Alltoallv(send, scount, sdispl, MPI_INT, recv, rcount, rdispl, MPI_INT, comm);
+  if (rc == MPI_SUCCESS) {
+    int indeg = 0, outdeg = 0;
+    for (int e = 0; e < total; e += 4)
+      recv[e] ? outdeg++ : indeg++;
+    int *in = malloc((size_t)(indeg + 1) * sizeof *in), *inw = malloc((size_t)(indeg + 1) * sizeof *inw);
+    int *o = malloc((size_t)(outdeg + 1) * sizeof *o), *ow = malloc((size_t)(outdeg + 1) * sizeof *ow);
+    if (in && inw && o && ow) {
+      int a = 0, b = 0;
+      for (int e = 0; e < total; e += 4) /* in the order of the ranks that named them */
+        if (recv[e]) {
+          o[b] = recv[e + 2], ow[b++] = recv[e + 3];
+        } else {
+          in[a] = recv[e + 1], inw[a++] = recv[e + 3];
+        }
+      /* weighted when any rank gave weights: with MPI_UNWEIGHTED null, a rank naming no edge may
+       * pass null for "no weights to give" (MPICH's distgraph1) */
+      int weighted = weightsv != MPI_UNWEIGHTED, any = 0;
+      rc = MPI_Allreduce(&weighted, &any, 1, MPI_INT, MPI_LOR, comm);
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_dup(comm, out);
+      if (rc == MPI_SUCCESS)
+        rc = attach(*out, dist_graph(indeg, in, inw, outdeg, o, ow, any));
+    } else {
+      rc = MPI_ERR_NO_MEM;
+    }
+    free(in), free(inw), free(o), free(ow);
+  }
+  free(scount), free(sdispl), free(rcount), free(rdispl), free(send), free(fill), free(recv);
+  return icsim_error(comm, "MPI_Dist_graph_create", rc);
+}
+
+static const struct topo *dist_of(MPI_Comm comm)
+{
+  const struct topo *t = topo_of(comm);
+  return t && t->kind == MPI_DIST_GRAPH ? t : NULL;
+}
+
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indeg, int *outdeg, int *weighted)
+{
+  const struct topo *t = dist_of(comm);
+  if (!t || !indeg || !outdeg || !weighted)
+    return icsim_error(comm, "MPI_Dist_graph_neighbors_count", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
+  *indeg = t->indeg;
+  *outdeg = t->outdeg;
+  *weighted = t->weighted;
+  return MPI_SUCCESS;
+}
+
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxin, int *sources, int *sourceweights, int maxout,
+                             int *destinations, int *destweights)
+{
+  const struct topo *t = dist_of(comm);
+  if (!t || maxin < 0 || maxout < 0)
+    return icsim_error(comm, "MPI_Dist_graph_neighbors", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
+  for (int i = 0; i < maxin && i < t->indeg; i++) {
+    sources[i] = t->in[i];
+    if (t->weighted && weights(sourceweights))
+      sourceweights[i] = t->inw[i];
+  }
+  for (int i = 0; i < maxout && i < t->outdeg; i++) {
+    destinations[i] = t->out[i];
+    if (t->weighted && weights(destweights))
+      destweights[i] = t->outw[i];
+  }
+  return MPI_SUCCESS;
+}
+
+/* ---- neighbourhood collectives ---- */
+
+/* The calling rank's neighbours on COMM: receive from in[i] with tag intag[i], send to out[i]
+ * with tag outtag[i]. */
+struct nbrs {
+  int nin, nout;
+  int *in, *out, *intag, *outtag;
+};
+
+static void nbrs_free(struct nbrs *nb)
+{
+  free(nb->in), free(nb->out), free(nb->intag), free(nb->outtag);
+}
+
+static int neighbours(MPI_Comm comm, struct nbrs *nb)
+{
+  *nb = (struct nbrs){0, 0, NULL, NULL, NULL, NULL};
+  const struct topo *t = topo_of(comm);
+  int cart = 0, nd = 0;
+  if (t && t->kind == MPI_GRAPH) {
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    int lo = me ? t->index[me - 1] : 0;
+    nb->nin = nb->nout = t->index[me] - lo;
+    nb->in = ints(t->edges + lo, nb->nin);
+    nb->out = ints(t->edges + lo, nb->nout);
+  } else if (t && t->kind == MPI_DIST_GRAPH) {
+    nb->nin = t->indeg, nb->nout = t->outdeg;
+    nb->in = ints(t->in, nb->nin);
+    nb->out = ints(t->out, nb->nout);
+  } else {
+    if (!t || PMPI_Cartdim_get(comm, &nd) != MPI_SUCCESS)
+      return MPI_ERR_TOPOLOGY;
+    cart = 1;
+    nb->nin = nb->nout = 2 * nd;
+    nb->in = ints(NULL, nb->nin);
+    nb->out = ints(NULL, nb->nout);
+  }
+  nb->intag = ints(NULL, nb->nin);
+  nb->outtag = ints(NULL, nb->nout);
+  if (!nb->in || !nb->out || !nb->intag || !nb->outtag) {
+    nbrs_free(nb);
+    return MPI_ERR_NO_MEM;
+  }
+  for (int d = 0; cart && d < nd; d++) {
+    int src, dst;
+    PMPI_Cart_shift(comm, d, 1, &src, &dst);
+    nb->in[2 * d] = nb->out[2 * d] = src;
+    nb->in[2 * d + 1] = nb->out[2 * d + 1] = dst;
+    /* a block sent towards -1 arrives in the receiver's +1 slot, and the other way round */
+    nb->outtag[2 * d] = 2 * d, nb->outtag[2 * d + 1] = 2 * d + 1;
+    nb->intag[2 * d] = 2 * d + 1, nb->intag[2 * d + 1] = 2 * d;
+  }
+  return MPI_SUCCESS;
+}
+
+/* One neighbourhood exchange: block i of the receive side from in[i], block i of the send side to
+ * out[i] (the same block to all when ALLGATHER). Counts, displacements in bytes and types per
+ * block come from the callbacks' arrays (NULL counts: COUNT each; NULL displacements: packed). */
+struct side {
+  const void *buf;
+  int count;              /* when counts is NULL */
+  const int *counts;
+  const int *displs;      /* in elements of type, or NULL: block i at i * count */
+  const MPI_Aint *bdispls; /* in bytes (alltoallw), or NULL */
+  MPI_Datatype type;
+  const MPI_Datatype *types; /* alltoallw, or NULL */
+  int same;               /* allgather: every block is the whole buffer */
+};
+
+static int exchange(const char *call, MPI_Comm comm, int nonblocking, const struct side *s, const struct side *r,
+                    MPI_Request *req)
+{
+  struct icsim_coll c;
+  if (!icsim_coll_enter(call, comm, nonblocking, &c)) /* outside icsim or no communicator: SMPI has none */
+    return icsim_error(MPI_COMM_NULL, call, MPI_ERR_COMM);
+  struct nbrs nb;
+  int rc = neighbours(comm, &nb);
+  if (rc != MPI_SUCCESS)
+    return icsim_error(comm, call, rc);
+  MPI_Request *reqs = malloc((size_t)(nb.nin + nb.nout + 1) * sizeof *reqs);
+  if (!reqs) {
+    nbrs_free(&nb);
+    return icsim_error(comm, call, MPI_ERR_NO_MEM);
+  }
+  int k = 0;
+  for (int i = 0; i < nb.nin; i++) {
+    MPI_Datatype t = r->types ? r->types[i] : r->type;
+    int cnt = r->counts ? r->counts[i] : r->count;
+    MPI_Aint off = r->bdispls ? r->bdispls[i]
+                   : (MPI_Aint)(r->displs ? r->displs[i] : (long long)i * cnt) * icsim_coll_extent(t);
+    struct icsim_coll cc = c;
+    cc.tag = NEIGHBOR_TAG + nb.intag[i];
+    icsim_coll_irecv(&cc, icsim_coll_addr(r->buf) + off, cnt, t, nb.in[i], &reqs[k++]);
+  }
+  for (int i = 0; i < nb.nout; i++) {
+    MPI_Datatype t = s->types ? s->types[i] : s->type;
+    int cnt = s->counts ? s->counts[i] : s->count;
+    MPI_Aint off = s->same ? 0
+                   : s->bdispls ? s->bdispls[i]
+                                : (MPI_Aint)(s->displs ? s->displs[i] : (long long)i * cnt) * icsim_coll_extent(t);
+    struct icsim_coll cc = c;
+    cc.tag = NEIGHBOR_TAG + nb.outtag[i];
+    icsim_coll_isend(&cc, icsim_coll_addr(s->buf) + off, cnt, t, nb.out[i], &reqs[k++]);
+  }
+  icsim_coll_waitall(k, reqs);
+  free(reqs);
+  nbrs_free(&nb);
+  rc = icsim_coll_result(MPI_SUCCESS);
+  if (rc == MPI_SUCCESS && req)
+    rc = icsim_coll_done_request(req);
+  return icsim_error(comm, call, rc);
+}
+
+#define PLAIN(buf_, count_, type_) {(buf_), (count_), NULL, NULL, NULL, (type_), NULL, 0}
+
+int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+  struct side s = PLAIN(sbuf, scount, stype), r = PLAIN(rbuf, rcount, rtype);
+  s.same = 1;
+  return exchange("MPI_Neighbor_allgather", comm, 0, &s, &r, NULL);
+}
+
+int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                            const int *displs, MPI_Datatype rtype, MPI_Comm comm)
+{
+  struct side s = PLAIN(sbuf, scount, stype), r = {rbuf, 0, rcounts, displs, NULL, rtype, NULL, 0};
+  s.same = 1;
+  return exchange("MPI_Neighbor_allgatherv", comm, 0, &s, &r, NULL);
+}
+
+int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm)
+{
+  struct side s = PLAIN(sbuf, scount, stype), r = PLAIN(rbuf, rcount, rtype);
+  return exchange("MPI_Neighbor_alltoall", comm, 0, &s, &r, NULL);
+}
+
+int MPI_Neighbor_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                           void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm)
+{
+  struct side s = {sbuf, 0, scounts, sdispls, NULL, stype, NULL, 0};
+  struct side r = {rbuf, 0, rcounts, rdispls, NULL, rtype, NULL, 0};
+  return exchange("MPI_Neighbor_alltoallv", comm, 0, &s, &r, NULL);
+}
+
+int MPI_Neighbor_alltoallw(const void *sbuf, const int *scounts, const MPI_Aint *sdispls, const MPI_Datatype *stypes,
+                           void *rbuf, const int *rcounts, const MPI_Aint *rdispls, const MPI_Datatype *rtypes,
+                           MPI_Comm comm)
+{
+  struct side s = {sbuf, 0, scounts, NULL, sdispls, MPI_DATATYPE_NULL, stypes, 0};
+  struct side r = {rbuf, 0, rcounts, NULL, rdispls, MPI_DATATYPE_NULL, rtypes, 0};
+  return exchange("MPI_Neighbor_alltoallw", comm, 0, &s, &r, NULL);
+}
+
+int MPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                            MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+  struct side s = PLAIN(sbuf, scount, stype), r = PLAIN(rbuf, rcount, rtype);
+  s.same = 1;
+  return req ? exchange("MPI_Ineighbor_allgather", comm, 1, &s, &r, req) : icsim_error(comm, "MPI_Ineighbor_allgather", MPI_ERR_REQUEST);
+}
+
+int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                             const int *displs, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+  struct side s = PLAIN(sbuf, scount, stype), r = {rbuf, 0, rcounts, displs, NULL, rtype, NULL, 0};
+  s.same = 1;
+  return req ? exchange("MPI_Ineighbor_allgatherv", comm, 1, &s, &r, req) : icsim_error(comm, "MPI_Ineighbor_allgatherv", MPI_ERR_REQUEST);
+}
+
+int MPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+  struct side s = PLAIN(sbuf, scount, stype), r = PLAIN(rbuf, rcount, rtype);
+  return req ? exchange("MPI_Ineighbor_alltoall", comm, 1, &s, &r, req) : icsim_error(comm, "MPI_Ineighbor_alltoall", MPI_ERR_REQUEST);
+}
+
+int MPI_Ineighbor_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                            void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request *req)
+{
+  struct side s = {sbuf, 0, scounts, sdispls, NULL, stype, NULL, 0};
+  struct side r = {rbuf, 0, rcounts, rdispls, NULL, rtype, NULL, 0};
+  return req ? exchange("MPI_Ineighbor_alltoallv", comm, 1, &s, &r, req) : icsim_error(comm, "MPI_Ineighbor_alltoallv", MPI_ERR_REQUEST);
+}
+
+int MPI_Ineighbor_alltoallw(const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
+                            const MPI_Datatype *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+                            const MPI_Datatype *rtypes, MPI_Comm comm, MPI_Request *req)
+{
+  struct side s = {sbuf, 0, scounts, NULL, sdispls, MPI_DATATYPE_NULL, stypes, 0};
+  struct side r = {rbuf, 0, rcounts, NULL, rdispls, MPI_DATATYPE_NULL, rtypes, 0};
+  return req ? exchange("MPI_Ineighbor_alltoallw", comm, 1, &s, &r, req) : icsim_error(comm, "MPI_Ineighbor_alltoallw", MPI_ERR_REQUEST);
+}
