@@ -27,7 +27,9 @@ static int map(int v, const int *from, const int *to, const int *which, int n)
   } while (0)
 
 int abi_rank_in(int r) { MAP_IN(r, C_ANY_SOURCE, C_PROC_NULL, C_ROOT); }
-int abi_rank_out(int r) { MAP_OUT(r, C_ANY_SOURCE, C_PROC_NULL, C_ROOT, C_UNDEFINED); }
+/* Not MPI_ROOT: a rank coming back (a status's source, a neighbour) is never it, and SMPI's MPI_ROOT
+ * is 0, so rank 0 came back as the program's MPI_ROOT (-3 for MPICH, -4 for Open MPI). */
+int abi_rank_out(int r) { MAP_OUT(r, C_ANY_SOURCE, C_PROC_NULL, C_UNDEFINED); }
 int abi_tag_in(int t) { MAP_IN(t, C_ANY_TAG); }
 int abi_undef_in(int v) { MAP_IN(v, C_UNDEFINED); }
 int abi_undef_out(int v) { MAP_OUT(v, C_UNDEFINED); }

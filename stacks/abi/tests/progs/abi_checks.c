@@ -67,6 +67,18 @@ int main(int argc, char **argv)
     check(n == 6, "get_count_other_type", "24 bytes are 6 ints");
   }
 
+  /* rank 0 as a source (a message to itself): SMPI's MPI_ROOT is 0, which a rank coming back must
+   * not become */
+  if (me == 0) {
+    MPI_Status st0;
+    MPI_Request self;
+    int z = -1;
+    MPI_Isend(&me, 1, MPI_INT, 0, 43, MPI_COMM_WORLD, &self);
+    MPI_Recv(&z, 1, MPI_INT, MPI_ANY_SOURCE, 43, MPI_COMM_WORLD, &st0);
+    MPI_Wait(&self, MPI_STATUS_IGNORE);
+    check(st0.MPI_SOURCE == 0 && z == 0, "status_source_rank_0", "source 0 (not MPI_ROOT)");
+  }
+
   /* receive from MPI_PROC_NULL: status says MPI_PROC_NULL, MPI_ANY_TAG */
   MPI_Status pn;
   MPI_Recv(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &pn);
@@ -149,6 +161,11 @@ int main(int argc, char **argv)
   MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line);
   MPI_Cart_shift(line, 0, 1, &lo, &hi);
   check(lo == MPI_PROC_NULL, "cart_shift_proc_null", "rank 0 has no left neighbour");
+  MPI_Comm_free(&line);
+  int ring[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, ring, 0, &line);
+  MPI_Cart_shift(line, 0, np, &lo, &hi); /* all the way round a periodic line: back to itself */
+  check(lo == 0 && hi == 0, "cart_shift_rank_0", "rank 0's neighbours np away are rank 0 (not MPI_ROOT)");
   MPI_Comm_free(&line);
 
   /* the attribute MPI_TAG_UB */
