@@ -75,9 +75,12 @@ void *abi_buf_in(const void *buf)
   extern void *abi_t_in_place, *abi_t_bottom;
   if ((intptr_t)buf == abi_a_in_place)
     return abi_t_in_place;
-  /* SMPI takes its own MPI_BOTTOM and NULL alike (smpi_request.cpp), and the layer's collectives
-   * read a NULL holding data as MPI_BOTTOM: an ABI whose MPI_BOTTOM is 0 needs nothing */
-  if (abi_a_bottom != 0 && (intptr_t)buf == abi_a_bottom)
+  /* The ABI's MPI_BOTTOM (0 for MPICH and Open MPI) becomes SMPI's ((void *)-111): SMPI 3.32's
+   * point-to-point calls refuse a null buffer holding data (PMPI_Irecv's input checks), so a
+   * receive at absolute addresses (MPICH's pt2pt/bottom) failed. A null buffer of no data is
+   * SMPI's MPI_BOTTOM just as well (nothing is read or written), and the layer's collectives read
+   * SMPI's MPI_BOTTOM as the null address again. */
+  if ((intptr_t)buf == abi_a_bottom)
     return abi_t_bottom;
   return (void *)buf;
 }

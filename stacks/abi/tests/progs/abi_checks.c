@@ -66,6 +66,8 @@ int main(int argc, char **argv)
     MPI_Get_count(&st, MPI_INT, &n);
     check(n == 6, "get_count_other_type", "24 bytes are 6 ints");
   }
+  /* before anyone sends rank 0 anything else: its receive above takes any source and tag */
+  MPI_Barrier(MPI_COMM_WORLD);
 
   /* rank 0 as a source (a message to itself): SMPI's MPI_ROOT is 0, which a rank coming back must
    * not become */
@@ -77,6 +79,19 @@ int main(int argc, char **argv)
     MPI_Recv(&z, 1, MPI_INT, MPI_ANY_SOURCE, 43, MPI_COMM_WORLD, &st0);
     MPI_Wait(&self, MPI_STATUS_IGNORE);
     check(st0.MPI_SOURCE == 0 && z == 0, "status_source_rank_0", "source 0 (not MPI_ROOT)");
+    /* a receive at absolute addresses: MPI_BOTTOM and a type holding the address */
+    MPI_Aint at;
+    MPI_Datatype abs_int;
+    int one = 1, v = 77;
+    z = -1;
+    MPI_Get_address(&z, &at);
+    MPI_Type_create_hindexed(1, &one, &at, MPI_INT, &abs_int);
+    MPI_Type_commit(&abs_int);
+    MPI_Isend(&v, 1, MPI_INT, 0, 44, MPI_COMM_WORLD, &self);
+    MPI_Recv(MPI_BOTTOM, 1, abs_int, 0, 44, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&self, MPI_STATUS_IGNORE);
+    MPI_Type_free(&abs_int);
+    check(z == 77, "recv_at_mpi_bottom", "77 received at z's absolute address");
   }
 
   /* receive from MPI_PROC_NULL: status says MPI_PROC_NULL, MPI_ANY_TAG */
