@@ -117,6 +117,12 @@ def gen_arg(kind, n, name, fname):
     if kind in VALUE_OUT:
         return ("int *%s" % name, "int *", [], name, ["if (%s) *%s = %s(*%s);" % (name, name, VALUE_OUT[kind], name)],
                 0, 0)
+    if kind == "rank_arr":  # ranks in: MPI_PROC_NULL translated, in a copy
+        pre = ["int *tr_%s = abi_rank_arr_in(%s, %s);" % (name, name, n)]
+        return ("const int *%s" % name, "const int *", pre, "tr_%s" % name, ["abi_scratch_free(tr_%s);" % name], 0, 0)
+    if kind == "rank_arr_out":  # ranks out: MPI_PROC_NULL and MPI_UNDEFINED translated
+        return ("int *%s" % name, "int *", [], name,
+                ["for (int i_ = 0; %s && i_ < %s; i_++) %s[i_] = abi_rank_out(%s[i_]);" % (name, n, name, name)], 0, 0)
     if kind == "undef_arr_out":
         return ("int *%s" % name, "int *", [], name,
                 ["for (int i_ = 0; %s && i_ < %s; i_++) %s[i_] = abi_undef_out(%s[i_]);" % (name, n, name, name)], 0, 0)
@@ -214,7 +220,8 @@ def gen_wrapper(fid, ret, name, params):
 # C entry point of libmpich.so.12, which converts and charges.
 F_DEREF = {"int": "int", "rank": "int", "tag": "int", "undef": "int", "keyval": "int", "assert": "int", "lock": "int",
            "order": "int", "errorcode": "int", "aint": "MPI_Aint", "count": "MPI_Count", "offset": "MPI_Offset"}
-F_PTR = {"int_out": "int *", "undef_out": "int *", "compare_out": "int *", "rank_out": "int *",
+F_PTR = {"int_out": "int *", "undef_out": "int *", "compare_out": "int *", "rank_out": "int *", "rank_arr": "int *",
+         "rank_arr_out": "int *",
          "errorcode_out": "int *", "int_arr": "int *", "int_arr_out": "int *", "undef_arr_out": "int *",
          "aint_out": "MPI_Aint *", "aint_arr": "MPI_Aint *", "aint_arr_out": "MPI_Aint *", "count_out": "MPI_Count *",
          "status_in": "A_Status *"}

@@ -90,3 +90,11 @@ t_status *abi_t_status_ignore(void) { return NULL; } /* SMPI's MPI_STATUS(ES)_IG
 t_status *abi_scratch_status(int n) { return calloc(n > 0 ? (size_t)n : 1, sizeof(t_status)); }
 void **abi_scratch_ptrs(int n) { return calloc(n > 0 ? (size_t)n : 1, sizeof(void *)); }
 void abi_scratch_free(void *p) { free(p); }
+
+int *abi_rank_arr_in(const int *r, int n)
+{
+  int *c = calloc(n > 0 ? (size_t)n : 1, sizeof *c);
+  for (int i = 0; c && r && i < n; i++)
+    c[i] = abi_rank_in(r[i]);
+  return c;
+}

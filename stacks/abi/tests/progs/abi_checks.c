@@ -167,6 +167,9 @@ int main(int argc, char **argv)
   int in2[2] = {0, last};
   MPI_Group_translate_ranks(world, 2, in2, first, out);
   check(out[0] == 0 && out[1] == MPI_UNDEFINED, "translate_undefined", "0 and MPI_UNDEFINED");
+  int in3[2] = {MPI_PROC_NULL, 0};
+  MPI_Group_translate_ranks(world, 2, in3, first, out);
+  check(out[0] == MPI_PROC_NULL && out[1] == 0, "translate_proc_null", "MPI_PROC_NULL maps to MPI_PROC_NULL");
   MPI_Group_free(&first);
   MPI_Group_free(&world);
 
