@@ -164,10 +164,14 @@ def gen_arg(kind, n, name, fname):
                     % (name, name, K, name, name, K, name)]
         return ("%s *%s" % (A, name), "void **", pre, "&th_%s" % name, post, 1, 0)
     if mode == "arr":
-        pre = ["void **th_%s = abi_scratch_ptrs(%s);" % (name, n),
-               "for (int i_ = 0; i_ < %s; i_++) th_%s[i_] = abi_h_in(%s, %s[i_], FID);" % (n, name, K, name)]
+        pre = []
+        if n == "commsize":  # as long as the communicator argument `comm` is large
+            pre.append("int n_%s = abi_t_comm_size(abi_h_in(AK_COMM, comm, FID));" % name)
+            n = "n_%s" % name
+        pre += ["void **th_%s = abi_scratch_ptrs(%s);" % (name, n),
+                "for (int i_ = 0; %s && i_ < %s; i_++) th_%s[i_] = abi_h_in(%s, %s[i_], FID);" % (name, n, name, K, name)]
         post = ["abi_scratch_free(th_%s);" % name]
-        return ("const %s *%s" % (A, name), "void **", pre, "th_%s" % name, post, 1, 0)
+        return ("const %s *%s" % (A, name), "void **", pre, "%s ? th_%s : NULL" % (name, name), post, 1, 0)
     if mode == "arr_inout":
         pre = ["void **th_%s = abi_scratch_ptrs(%s), **th0_%s = abi_scratch_ptrs(%s);" % (name, n, name, n),
                "for (int i_ = 0; i_ < %s; i_++) th0_%s[i_] = th_%s[i_] = abi_h_in(%s, %s[i_], FID);"

@@ -108,6 +108,8 @@ t_status *abi_t_status_ignore(void);
 t_status *abi_scratch_status(int n);
 void **abi_scratch_ptrs(int n);
 void abi_scratch_free(void *p);
+/* The size of an SMPI-side communicator (bind.c). */
+int abi_t_comm_size(void *tcomm);
 /* A copy of N ranks with the ABI's MPI_PROC_NULL translated (for abi_scratch_free). */
 int *abi_rank_arr_in(const int *r, int n);
 

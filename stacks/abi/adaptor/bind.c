@@ -330,3 +330,15 @@ int getopt(int argc, char *const argv[], const char *opts)
   }
 GETOPT_LONG(getopt_long)
 GETOPT_LONG(getopt_long_only)
+
+/* The size of SMPI-side communicator TCOMM (an array argument as long as the communicator:
+ * MPI_Alltoallw's types), 0 when it cannot be had. */
+int abi_t_comm_size(void *tcomm)
+{
+  if (!layer)
+    bind_layer();
+  int n = 0;
+  if (((int (*)(void *, int *))need("PMPI_Comm_size"))(tcomm, &n) != 0)
+    return 0;
+  return n;
+}
