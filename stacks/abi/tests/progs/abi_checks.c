@@ -186,6 +186,24 @@ int main(int argc, char **argv)
   check(lo == 0 && hi == 0, "cart_shift_rank_0", "rank 0's neighbours np away are rank 0 (not MPI_ROOT)");
   MPI_Comm_free(&line);
 
+  /* MPI_Alltoallw: arrays of types as long as the communicator */
+  {
+    int sw[64], rw[64], cnt[64], dsp[64];
+    MPI_Datatype ty[64];
+    for (int i = 0; i < np && i < 64; i++) {
+      sw[i] = 100 * me + i;
+      rw[i] = -1;
+      cnt[i] = 1;
+      dsp[i] = i * (int)sizeof(int);
+      ty[i] = MPI_INT;
+    }
+    MPI_Alltoallw(sw, cnt, dsp, ty, rw, cnt, dsp, ty, MPI_COMM_WORLD);
+    int good = 1;
+    for (int i = 0; i < np && i < 64; i++)
+      good &= rw[i] == 100 * i + me;
+    check(good, "alltoallw", "each rank's block from each rank");
+  }
+
   /* the attribute MPI_TAG_UB */
   int *ub = NULL, flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
