@@ -207,6 +207,9 @@ def gen_wrapper(fid, ret, name, params):
         out.append("  abi_op_created(tf_function, rc_ == T_SUCCESS ? th_op : NULL);")
     if name == "MPI_Op_free":
         out.append("  if (rc_ == T_SUCCESS) abi_op_freed(th0_op);")
+    if name in ("MPI_Comm_get_attr", "MPI_Attr_get"):  # MPI_LASTUSEDCODE: a code, in the program's numbering
+        out.append("  if (rc_ == T_SUCCESS && flag && *flag && keyval == abi_a_const[C_LASTUSEDCODE] && attribute_val)"
+                   " attribute_val = abi_lastused_out(attribute_val);")
     for a in args:
         out += ["  " + p for p in a[4]]
     out.append("  abi_leave();")
@@ -334,6 +337,9 @@ def main():
         t.append("const int abi_a_const[ABI_NCONST] = {" + ", ".join(consts[c] for c in CONSTS) + "};")
         t.append("const intptr_t abi_a_in_place = %s, abi_a_bottom = %s, abi_a_status_ignore = %s;"
                  % (consts["MPI_IN_PLACE"], consts["MPI_BOTTOM"], consts["MPI_STATUS_IGNORE"]))
+        if "MPI_ERR_LASTCODE" not in consts:
+            die("%s: constant missing: MPI_ERR_LASTCODE" % path)
+        t.append("const int abi_a_lastcode = %s;" % consts["MPI_ERR_LASTCODE"])
         # error codes: SMPI's code (index) -> this ABI's value; codes the ABI lacks become MPI_ERR_OTHER
         t.append("const int abi_err_out[%d] = {" % len(serrs))
         for e in serrs:
@@ -363,6 +369,7 @@ def main():
         t.append("#ifdef %s\n  %s,\n#else\n  ABI_NO_CONST,\n#endif" % (c, c))
     t.append("};")
     t.append("void *abi_t_in_place = MPI_IN_PLACE, *abi_t_bottom = MPI_BOTTOM;")
+    t.append("const int abi_t_lastcode = MPI_ERR_LASTCODE;")
     t.append("const char *const abi_err_names[] = {" + ", ".join('"%s"' % e for e in serrs) + "};")
     t.append("const int abi_t_nerr = %d;" % len(serrs))
     write(os.path.join(out_dir, "target_tables.c"), "\n".join(t) + "\n")

@@ -50,6 +50,9 @@ extern const struct abi_predef abi_predefs[];
 extern const int abi_npredefs;
 extern const int abi_a_const[ABI_NCONST];
 extern const intptr_t abi_a_in_place, abi_a_bottom, abi_a_status_ignore;
+extern const int abi_a_lastcode; /* the ABI's MPI_ERR_LASTCODE */
+/* MPI_LASTUSEDCODE's value (VAL: where the pointer to it was stored) in the program's numbering. */
+void *abi_lastused_out(void *val);
 extern const int abi_err_out[];
 extern const int abi_nerr;
 extern const char *const abi_fn_names[];

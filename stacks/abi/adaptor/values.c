@@ -53,17 +53,38 @@ int abi_assert_in(int a)
 }
 
 /* SMPI's error codes are its enum's indices (abi_err_names); each ABI's value by name. */
+/* The classes and codes a program adds (MPI_Add_error_class ...: sim/mpi/errors.c) lie above
+ * SMPI's MPI_ERR_LASTCODE; the program's own must lie above its ABI's: moved by the difference. */
+extern const int abi_t_lastcode;
+
 int abi_rc_out(int rc)
 {
   if (rc == T_SUCCESS)
     return 0;
-  return rc > 0 && rc < abi_nerr ? abi_err_out[rc] : abi_err_out[0] ? abi_err_out[0] : rc;
+  if (rc > 0 && rc < abi_nerr)
+    return abi_err_out[rc];
+  if (rc > abi_t_lastcode)
+    return rc - abi_t_lastcode + abi_a_lastcode;
+  return abi_err_out[0] ? abi_err_out[0] : rc;
+}
+
+void *abi_lastused_out(void *val)
+{
+  static int code; /* one value for every rank: the classes and codes added are too */
+  int **p = val;
+  if (*p) {
+    code = abi_rc_out(**p);
+    *p = &code;
+  }
+  return val;
 }
 
 int abi_err_in(int e)
 {
   if (e == 0)
     return T_SUCCESS;
+  if (e > abi_a_lastcode)
+    return e - abi_a_lastcode + abi_t_lastcode;
   for (int i = 1; i < abi_nerr; i++)
     if (abi_err_out[i] == e)
       return i;

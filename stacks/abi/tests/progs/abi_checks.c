@@ -216,6 +216,19 @@ int main(int argc, char **argv)
   MPI_Error_class(MPI_ERR_COMM, &cls);
   check(cls == MPI_ERR_COMM, "error_class_comm", "MPI_ERR_COMM is its own class");
 
+  /* a class, code and string of the program's own: above the ABI's MPI_ERR_LASTCODE, read back */
+  int ncls = -1, ncode = -1, cl2 = -1, el = 0, *lu = NULL, fl = 0;
+  char es[MPI_MAX_ERROR_STRING] = "";
+  MPI_Add_error_class(&ncls);
+  MPI_Add_error_code(ncls, &ncode);
+  MPI_Add_error_string(ncode, "abi check");
+  MPI_Error_class(ncode, &cl2);
+  MPI_Error_string(ncode, es, &el);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lu, &fl);
+  check(ncls > MPI_ERR_LASTCODE && ncode > MPI_ERR_LASTCODE && cl2 == ncls && strcmp(es, "abi check") == 0 && fl &&
+            lu && *lu >= ncls,
+        "added_error_code", "class and code above MPI_ERR_LASTCODE, read back, MPI_LASTUSEDCODE");
+
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0)
     printf("%d checks failed\n", failed);
