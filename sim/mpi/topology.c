@@ -120,11 +120,8 @@ void icsim_topo_mark_cart(MPI_Comm comm)
   if (comm == MPI_COMM_NULL)
     return;
   struct topo *t = calloc(1, sizeof *t);
-  if (t) {
-    *t = (struct topo){.kind = MPI_CART};
-    t->index = ints(NULL, 0), t->edges = ints(NULL, 0), t->in = ints(NULL, 0), t->inw = ints(NULL, 0);
-    t->out = ints(NULL, 0), t->outw = ints(NULL, 0);
-  }
+  if (t)
+    t->kind = MPI_CART;
   attach(comm, t);
 }
 
@@ -167,7 +164,6 @@ int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edg
     *t = (struct topo){.kind = MPI_GRAPH, .nnodes = nnodes, .nedges = nedges};
     t->index = ints(index, nnodes);
     t->edges = ints(edges, nedges);
-    t->in = ints(NULL, 0), t->inw = ints(NULL, 0), t->out = ints(NULL, 0), t->outw = ints(NULL, 0);
   }
   return icsim_error(comm, "MPI_Graph_create", attach(*out, t));
 }
@@ -260,12 +256,11 @@ static struct topo *dist_graph(int indeg, const int *in, const int *inw, int out
   if (!t)
     return NULL;
   *t = (struct topo){.kind = MPI_DIST_GRAPH, .indeg = indeg, .outdeg = outdeg, .weighted = weighted};
-  t->index = ints(NULL, 0), t->edges = ints(NULL, 0);
   t->in = ints(in, indeg);
   t->out = ints(out, outdeg);
   t->inw = ints(weighted ? inw : NULL, indeg);
   t->outw = ints(weighted ? outw : NULL, outdeg);
-  if (!t->index || !t->edges || !t->in || !t->out || !t->inw || !t->outw) {
+  if (!t->in || !t->out || !t->inw || !t->outw) {
     topo_free(t);
     return NULL;
   }
