@@ -297,6 +297,18 @@ static void null_peer_done(struct entry *e)
 
 int icsim_psend_init_null(MPI_Request *req) { return null_peer_request(req, PSEND, 1); }
 
+/* A receive the layer has already completed (MPI_Imrecv): the application's wait or test returns ST. */
+int icsim_engine_completed(MPI_Request *req, const MPI_Status *st)
+{
+  int rc = stand_in(req);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  struct entry *e = add_entry(*req, RECV, icsim_my_rank());
+  e->st = *st;
+  e->done = 1;
+  return MPI_SUCCESS;
+}
+
 /* What a receive (or a persistent send) needs again when it starts or lands. */
 static void set_args(struct entry *e, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
 {
@@ -614,7 +626,25 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
   return icsim_error(MPI_COMM_WORLD, "MPI_Waitany", wait_any(n, reqs, index, status));
 }
 
+/* A call that completes one request leaves the status' MPI_ERROR as the program set it, unless it
+ * fails (MPI 3.1, 3.2.5: only the calls completing several requests set the field on success). */
+static int keep_error_field(MPI_Status *status, int saved, int rc)
+{
+  if (status != MPI_STATUS_IGNORE && rc == MPI_SUCCESS)
+    status->MPI_ERROR = saved;
+  return rc;
+}
+#define ERROR_FIELD(status) ((status) != MPI_STATUS_IGNORE ? (status)->MPI_ERROR : 0)
+
+static int wait_any_status(int n, MPI_Request reqs[], int *index, MPI_Status *status);
+
 static int wait_any(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+  int saved = ERROR_FIELD(status);
+  return keep_error_field(status, saved, wait_any_status(n, reqs, index, status));
+}
+
+static int wait_any_status(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
   icsim_charge_call("MPI_Waitany");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
@@ -777,7 +807,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
   icsim_charge_call("MPI_Test");
   icsim_engine_poll();
   struct entry *e;
-  int rc = MPI_SUCCESS;
+  int rc = MPI_SUCCESS, saved = ERROR_FIELD(status);
   switch (standing_of(*req, &e)) {
   case GONE: *flag = 1; empty_status(status); break;
   case TAKEN: *flag = 1; rc = give_back(req, e, status); break;
@@ -786,7 +816,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
   }
   if (!*flag)
     icsim_charge_poll();
-  return icsim_error(MPI_COMM_WORLD, "MPI_Test", rc);
+  return icsim_error(MPI_COMM_WORLD, "MPI_Test", keep_error_field(status, saved, rc));
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
@@ -795,7 +825,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
     return PMPI_Testany(n, reqs, index, flag, status);
   icsim_charge_call("MPI_Testany");
   icsim_engine_poll();
-  int waiting = 0, nothers = 0, rc = MPI_SUCCESS;
+  int waiting = 0, nothers = 0, rc = MPI_SUCCESS, saved = ERROR_FIELD(status);
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   *flag = 0;
   *index = MPI_UNDEFINED;
@@ -829,7 +859,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
   free(slots);
   if (!*flag)
     icsim_charge_poll();
-  return icsim_error(MPI_COMM_WORLD, "MPI_Testany", rc);
+  return icsim_error(MPI_COMM_WORLD, "MPI_Testany", keep_error_field(status, saved, rc));
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])

@@ -84,6 +84,8 @@ void icsim_engine_track_psend(MPI_Request req, char mode, const void *buf, int c
                               int tag, MPI_Comm comm);
 /* A persistent send to MPI_PROC_NULL, kept by the engine (SMPI 3.32 aborts on starting one). */
 int icsim_psend_init_null(MPI_Request *req);
+/* A request already complete with status ST, as the application's (MPI_Imrecv's). */
+int icsim_engine_completed(MPI_Request *req, const MPI_Status *st);
 int icsim_engine_wait(MPI_Request *req, MPI_Status *status);
 int icsim_engine_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
 /* Take every receive of the calling rank that has landed. */

@@ -1,6 +1,6 @@
 /* MPI calls icsim cannot run, refused with a message that says why, instead of SMPI's generic
  * abort, a crash, or (worse) a wrong answer:
- * - intercommunicators and matched probes: SimGrid's SMPI 3.32 does not implement them;
+ * - intercommunicators: SimGrid's SMPI 3.32 does not implement them;
  * - MPI-IO: SMPI 3.32 opens files only on platform disks, and then simulates the time of reads and
  *   writes without moving any data (a read leaves the buffer as it was), so a program would run on
  *   made-up data; icsim's platforms describe no storage either.
@@ -18,17 +18,11 @@ static int unsupported(const char *call)
             "icsim: %s: intercommunicators are not supported (SimGrid's SMPI 3.32 does not implement "
             "MPI_Intercomm_create or MPI_Intercomm_merge), so this program cannot run under icsim\n",
             call);
-  else if (strstr(call, "File"))
+  else
     fprintf(stderr,
             "icsim: %s: MPI-IO is not supported (SimGrid's SMPI 3.32 simulates the time of file reads and "
             "writes on platform disks but moves no data, and icsim's platforms describe no storage), so this "
             "program cannot run under icsim\n",
-            call);
-  else
-    fprintf(stderr,
-            "icsim: %s: matched probes are not supported (SimGrid's SMPI 3.32 does not implement MPI_Mprobe, "
-            "MPI_Improbe, MPI_Mrecv or MPI_Imrecv), so this program cannot run under icsim; use MPI_Probe and "
-            "MPI_Recv\n",
             call);
   icsim_stop(3);
   return MPI_ERR_OTHER;
@@ -44,30 +38,6 @@ int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *out)
 {
   (void)comm, (void)high, (void)out;
   return unsupported("MPI_Intercomm_merge");
-}
-
-int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
-{
-  (void)src, (void)tag, (void)comm, (void)msg, (void)status;
-  return unsupported("MPI_Mprobe");
-}
-
-int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *status)
-{
-  (void)src, (void)tag, (void)comm, (void)flag, (void)msg, (void)status;
-  return unsupported("MPI_Improbe");
-}
-
-int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Status *status)
-{
-  (void)buf, (void)count, (void)type, (void)msg, (void)status;
-  return unsupported("MPI_Mrecv");
-}
-
-int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
-{
-  (void)buf, (void)count, (void)type, (void)msg, (void)req;
-  return unsupported("MPI_Imrecv");
 }
 
 /* Every MPI-IO program starts with one of these two: no file handle exists without MPI_File_open. */
