@@ -945,6 +945,9 @@ void mpi_cart_map_(int *comm, int *ndims, int *dims, int *periods, int *newrank,
 }
 ALIAS(mpi_cart_map)
 
+void mpi_dims_create_(int *nnodes, int *ndims, int *dims, int *ierr) { *ierr = MPI_Dims_create(*nnodes, *ndims, dims); }
+ALIAS(mpi_dims_create)
+
 /* SMPI 3.32's mpif.h and mpi module define no MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY: a Fortran program
  * gives weight arrays, which are passed on as they are. */
 void mpi_dist_graph_create_adjacent_(int *comm, int *indeg, int *sources, int *sw, int *outdeg, int *dests, int *dw,

@@ -156,6 +156,48 @@ static void dist_graphs(void)
   MPI_OK(MPI_Comm_free(&d));
 }
 
+/* The smallest spread (largest - smallest) over every way of writing N as K factors, by brute
+ * force: what "as close to each other as possible" (MPI 3.1, 7.5.2) must achieve. */
+static int best_spread(int n, int k, int maxf, int first)
+{
+  if (k == 1)
+    return n <= maxf ? first - n : 1 << 30;
+  int best = 1 << 30;
+  for (int f = maxf < n ? maxf : n; f >= 1; f--)
+    if (n % f == 0) {
+      int s = best_spread(n / f, k - 1, f, first ? first : f);
+      best = s < best ? s : best;
+    }
+  return best;
+}
+
+static void dims_create(void)
+{
+  suite_step("MPI_Dims_create: balanced, non-increasing, fixed entries kept, errors");
+  for (int k = 2; k <= 4; k++)
+    for (int n = 1; n <= 400; n += (k == 2 ? 1 : 7)) {
+      int d[4] = {0, 0, 0, 0};
+      MPI_OK(MPI_Dims_create(n, k, d));
+      int prod = 1, sorted = 1;
+      for (int i = 0; i < k; i++) {
+        prod *= d[i];
+        sorted &= i == 0 || d[i] <= d[i - 1];
+      }
+      CHECK(prod == n && sorted, "Dims_create(%d, %d): %d x %d x %d x %d", n, k, d[0], d[1], d[2], d[3]);
+      if (prod == n && sorted)
+        CHECK(d[0] - d[k - 1] == best_spread(n, k, n, 0), "Dims_create(%d, %d): spread %d, %d possible", n, k,
+              d[0] - d[k - 1], best_spread(n, k, n, 0));
+    }
+  int d[3] = {0, 2, 0};
+  MPI_OK(MPI_Dims_create(24, 3, d));
+  CHECK(d[0] == 4 && d[1] == 2 && d[2] == 3, "Dims_create(24, {0, 2, 0}): %d %d %d", d[0], d[1], d[2]);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int bad[2] = {5, 0}, cls = -1;
+  MPI_Error_class(MPI_Dims_create(12, 2, bad), &cls);
+  CHECK(cls == MPI_ERR_DIMS, "Dims_create(12, {5, 0}): error class %d, expected MPI_ERR_DIMS", cls);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
   suite_init(&argc, &argv);
@@ -165,5 +207,6 @@ int main(int argc, char **argv)
   grid_cart();
   graph();
   dist_graphs();
+  dims_create();
   return suite_finish();
 }

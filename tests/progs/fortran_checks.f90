@@ -295,6 +295,11 @@ program fortran_checks
   call check(gr(1) == 100 + gnb(1), 'neighbor_alltoall on a distributed graph')
   call MPI_Comm_free(newcomm, ierr)
 
+  ! 12. MPI_Dims_create gives the most balanced grid (SMPI's own binding gives 20 x 12 for 240).
+  gr = [0, 0]
+  call MPI_Dims_create(240, 2, gr, ierr)
+  call check(gr(1) == 16 .and. gr(2) == 15, 'dims_create(240, 2) is 16 x 15')
+
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (fails == 0) then
