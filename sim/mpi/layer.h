@@ -55,6 +55,9 @@ int icsim_win_error(MPI_Win win, const char *call, int rc);
  * use its neighbours). */
 void icsim_topo_mark_cart(MPI_Comm comm);
 
+/* attr_self.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
+void icsim_self_attrs_release(void);
+
 /* lifecycle.c: stop the run now with exit status CODE (low 8 bits, 0 taken as 1), as MPI_Abort. */
 void icsim_stop(int code) __attribute__((noreturn));
 /* lifecycle.c: a message to world rank WORLD is about to be posted; if that rank has ended, say so

@@ -186,6 +186,7 @@ int MPI_Finalize(void)
   if (!rt)
     return PMPI_Finalize();
   int me_rank = icsim_my_rank();
+  icsim_self_attrs_release(); /* the program's at-exit callbacks, before anything is finalized */
   icsim_runtime_internal_enter(rt, me_rank);
   int rc = PMPI_Finalize();
   icsim_runtime_internal_leave(rt, me_rank);
