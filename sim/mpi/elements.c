@@ -189,3 +189,33 @@ void mpi_get_elements_(int *status, int *type, int *count, int *ierr)
 {
   *ierr = MPI_Get_elements((MPI_Status *)status, MPI_Type_f2c(*type), count);
 }
+
+/* MPI_Type_match_size (MPI 3.1, 17.2.5): the predefined type of a class and size, for a program
+ * that learns its Fortran kinds' sizes at run time. SMPI 3.32's stub aborts. The Fortran sized types
+ * first (what a Fortran kind means), then the C ones; a size no predefined type has is
+ * MPI_ERR_ARG. */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Type_match_size(typeclass, size, type);
+  MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+  MPI_Datatype ints[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16,
+                         MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG_LONG};
+  MPI_Datatype complexes[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_C_FLOAT_COMPLEX,
+                              MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+  const MPI_Datatype *cand = typeclass == MPI_TYPECLASS_REAL      ? reals
+                             : typeclass == MPI_TYPECLASS_INTEGER ? ints
+                             : typeclass == MPI_TYPECLASS_COMPLEX ? complexes
+                                                                  : NULL;
+  size_t n = typeclass == MPI_TYPECLASS_REAL      ? sizeof reals / sizeof *reals
+             : typeclass == MPI_TYPECLASS_INTEGER ? sizeof ints / sizeof *ints
+                                                  : sizeof complexes / sizeof *complexes;
+  if (!type)
+    return icsim_error(MPI_COMM_NULL, "MPI_Type_match_size", MPI_ERR_ARG);
+  for (size_t i = 0; cand && i < n; i++)
+    if (cand[i] != MPI_DATATYPE_NULL && size > 0 && type_size(cand[i]) == size) {
+      *type = cand[i];
+      return MPI_SUCCESS;
+    }
+  return icsim_error(MPI_COMM_NULL, "MPI_Type_match_size", MPI_ERR_ARG);
+}

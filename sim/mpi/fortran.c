@@ -945,6 +945,15 @@ void mpi_cart_map_(int *comm, int *ndims, int *dims, int *periods, int *newrank,
 }
 ALIAS(mpi_cart_map)
 
+void mpi_type_match_size_(int *typeclass, int *size, int *type, int *ierr)
+{
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  *ierr = MPI_Type_match_size(*typeclass, *size, &t);
+  if (*ierr == MPI_SUCCESS)
+    *type = MPI_Type_c2f(t);
+}
+ALIAS(mpi_type_match_size)
+
 void mpi_dims_create_(int *nnodes, int *ndims, int *dims, int *ierr) { *ierr = MPI_Dims_create(*nnodes, *ndims, dims); }
 ALIAS(mpi_dims_create)
 

@@ -1,8 +1,9 @@
 /* Status queries: MPI_Get_elements and MPI_Get_elements_x on whole and partial receives (a basic
  * type, a vector received in part, a contiguous type of vectors), MPI_Get_count's MPI_UNDEFINED
- * for a partial one, and MPI_Pcontrol (no profiler: no effect). Only counts are checked after a
+ * for a partial one, MPI_Pcontrol (no profiler: no effect) and MPI_Type_match_size (a type of each
+ * class and size, used to move data; an unknown size refused). Only counts are checked after a
  * partial receive. SMPI 3.32's stubs for
- * MPI_Get_elements and MPI_Pcontrol abort; the layer answers them (sim/mpi/elements.c,
+ * MPI_Get_elements, MPI_Pcontrol and MPI_Type_match_size abort; the layer answers them (sim/mpi/elements.c,
  * unsupported.c). Correct MPI that prints No Errors on MPICH. */
 #include "suite.h"
 
@@ -56,6 +57,32 @@ int main(int argc, char **argv)
 
   MPI_Type_free(&two);
   MPI_Type_free(&vec);
+
+  suite_step("MPI_Type_match_size");
+  struct {
+    int cls, size;
+  } want[] = {{MPI_TYPECLASS_REAL, sizeof(float)},   {MPI_TYPECLASS_REAL, sizeof(double)},
+              {MPI_TYPECLASS_INTEGER, sizeof(short)}, {MPI_TYPECLASS_INTEGER, sizeof(int)},
+              {MPI_TYPECLASS_INTEGER, 8},            {MPI_TYPECLASS_COMPLEX, 2 * sizeof(double)}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int size = -1;
+    MPI_OK(MPI_Type_match_size(want[i].cls, want[i].size, &t));
+    MPI_OK(MPI_Type_size(t, &size));
+    CHECK(size == want[i].size, "match_size(class %d, %d): a type of %d bytes", want[i].cls, want[i].size, size);
+    char sbuf[16], rbuf[16];
+    for (int b = 0; b < 16; b++)
+      sbuf[b] = (char)(me * 16 + b), rbuf[b] = 0;
+    MPI_OK(MPI_Sendrecv(sbuf, 1, t, peer, 5, rbuf, 1, t, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    int same = 1;
+    for (int b = 0; b < want[i].size; b++)
+      same &= rbuf[b] == (char)(peer * 16 + b);
+    CHECK(same, "match_size(class %d, %d): the type does not carry its bytes", want[i].cls, want[i].size);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Datatype none;
+  CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &none) != MPI_SUCCESS, "match_size of 3-byte integers succeeded");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_OK(MPI_Pcontrol(0));
   return suite_finish();
 }
