@@ -411,6 +411,8 @@ void mpi_win_complete_(int *win, int *ierr) { *ierr = MPI_Win_complete(WIN(win))
 ALIAS(mpi_win_complete)
 void mpi_win_wait_(int *win, int *ierr) { *ierr = MPI_Win_wait(WIN(win)); }
 ALIAS(mpi_win_wait)
+void mpi_win_test_(int *win, int *flag, int *ierr) { *ierr = MPI_Win_test(WIN(win), flag); }
+ALIAS(mpi_win_test)
 void mpi_win_lock_(int *type, int *rank, int *assert, int *win, int *ierr)
 {
   *ierr = MPI_Win_lock(*type, *rank, *assert, WIN(win));

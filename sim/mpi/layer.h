@@ -113,7 +113,7 @@ void icsim_smpi_unref(MPI_Request req);
 /* win_table.c: every member's window base and displacement unit, recorded when a window is
  * created (an allgather inside the creating call), so that an origin can read a target's cell
  * (MPI_Compare_and_swap). icsim_win_target_addr gives NULL for an unknown window or rank. */
-void icsim_win_remember(MPI_Win win, MPI_Comm comm, const void *base, int disp_unit);
+void icsim_win_remember(MPI_Win win, MPI_Comm comm, const void *base, int disp_unit, int flavor);
 void icsim_win_forget(MPI_Win win);
 const void *icsim_win_target_addr(MPI_Win win, int target, MPI_Aint disp);
 

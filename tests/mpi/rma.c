@@ -1,7 +1,9 @@
 /* One-sided communication with active target (fence) synchronisation: MPI_Win_create over
  * int and byte windows, MPI_Put, MPI_Get and MPI_Accumulate (SUM, MAX, REPLACE) to every
  * rank including oneself, small and large (100000 bytes), contiguous and strided target
- * datatypes, MPI_PROC_NULL targets, several epochs over the same window, MPI_Win_free. */
+ * datatypes, MPI_PROC_NULL targets, several epochs over the same window, MPI_Win_free; the
+ * window attributes MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL of created and allocated windows; a
+ * post-start-complete epoch whose target ends it by polling MPI_Win_test. */
 #include "suite.h"
 
 #define K 8 /* ints per slot */
@@ -204,6 +206,50 @@ int main(int argc, char **argv)
     CHECK(bad < 0, "byte %ld of the get differs", bad);
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  int *flavor = NULL, *model = NULL, flag = 0;
+  suite_step("MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL of a created window");
+  MPI_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+  CHECK(flag && flavor && *flavor == MPI_WIN_FLAVOR_CREATE, "flavor of a created window: flag %d value %d", flag,
+        flavor ? *flavor : -1);
+  MPI_OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+  CHECK(flag && model && (*model == MPI_WIN_UNIFIED || *model == MPI_WIN_SEPARATE), "memory model: flag %d value %d",
+        flag, model ? *model : -1);
+  MPI_OK(MPI_Win_free(&win));
+
+  suite_step("MPI_Win_allocate: its flavor; post-start-complete, the target polling MPI_Win_test");
+  int *abase = NULL;
+  MPI_OK(MPI_Win_allocate((MPI_Aint)sizeof(int) * K, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &abase, &win));
+  MPI_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+  CHECK(flag && flavor && *flavor == MPI_WIN_FLAVOR_ALLOCATE, "flavor of an allocated window: flag %d value %d", flag,
+        flavor ? *flavor : -1);
+  for (int i = 0; i < K; i++)
+    abase[i] = -1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* every rank exposes its window to its left neighbour and puts into its right one */
+  MPI_Group world, gl, gr;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &left, &gl);
+  MPI_Group_incl(world, 1, &right, &gr);
+  MPI_OK(MPI_Win_post(gl, 0, win));
+  MPI_OK(MPI_Win_start(gr, 0, win));
+  int mine[K];
+  for (int i = 0; i < K; i++)
+    mine[i] = val(me, right, i, 9);
+  MPI_OK(MPI_Put(mine, K, MPI_INT, right, 0, K, MPI_INT, win));
+  MPI_OK(MPI_Win_complete(win));
+  flag = 0;
+  time_t t0 = 0;
+  while (!flag) {
+    suite_poll(&t0, "MPI_Win_test");
+    MPI_OK(MPI_Win_test(win, &flag));
+  }
+  int ok = 1;
+  for (int i = 0; i < K; i++)
+    ok &= abase[i] == val(left, me, i, 9);
+  CHECK(ok, "after MPI_Win_test: slot 0 holds %d, expected %d", abase[0], val(left, me, 0, 9));
+  MPI_Group_free(&gl);
+  MPI_Group_free(&gr);
+  MPI_Group_free(&world);
   MPI_OK(MPI_Win_free(&win));
   free(bm);
   free(bs);
