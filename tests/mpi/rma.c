@@ -3,7 +3,8 @@
  * rank including oneself, small and large (100000 bytes), contiguous and strided target
  * datatypes, MPI_PROC_NULL targets, several epochs over the same window, MPI_Win_free; the
  * window attributes MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL of created and allocated windows; a
- * post-start-complete epoch whose target ends it by polling MPI_Win_test. */
+ * post-start-complete epoch whose target ends it by polling MPI_Win_test; request-based operations
+ * (Rput, Rget, Raccumulate, Rget_accumulate) give real requests, on MPI_PROC_NULL targets too. */
 #include "suite.h"
 
 #define K 8 /* ints per slot */
@@ -247,6 +248,28 @@ int main(int argc, char **argv)
   for (int i = 0; i < K; i++)
     ok &= abase[i] == val(left, me, i, 9);
   CHECK(ok, "after MPI_Win_test: slot 0 holds %d, expected %d", abase[0], val(left, me, 0, 9));
+
+  suite_step("request-based operations: real requests, also on MPI_PROC_NULL and for get-accumulate");
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request rq[5];
+  int pv[4] = {1, 2, 3, 4}, pres = -1, fetched = -1;
+  MPI_OK(MPI_Win_lock_all(0, win));
+  MPI_OK(MPI_Rget_accumulate(&pv[0], 1, MPI_INT, &pres, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, MPI_REPLACE, win,
+                             &rq[0]));
+  MPI_OK(MPI_Rget(&pv[1], 1, MPI_INT, MPI_PROC_NULL, 1, 1, MPI_INT, win, &rq[1]));
+  MPI_OK(MPI_Rput(&pv[2], 1, MPI_INT, MPI_PROC_NULL, 2, 1, MPI_INT, win, &rq[2]));
+  MPI_OK(MPI_Raccumulate(&pv[3], 1, MPI_INT, MPI_PROC_NULL, 3, 1, MPI_INT, MPI_SUM, win, &rq[3]));
+  MPI_OK(MPI_Rget_accumulate(&me, 1, MPI_INT, &fetched, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_REPLACE, win, &rq[4]));
+  for (int i = 0; i < 5; i++)
+    CHECK(rq[i] != MPI_REQUEST_NULL, "request %d of the request-based operations is MPI_REQUEST_NULL", i);
+  MPI_OK(MPI_Waitall(5, rq, MPI_STATUSES_IGNORE));
+  MPI_OK(MPI_Win_unlock_all(win));
+  CHECK(fetched == val(me, right, 0, 9), "Rget_accumulate fetched %d, expected %d", fetched, val(me, right, 0, 9));
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, win));
+  CHECK(abase[0] == left, "after the left neighbour's Rget_accumulate REPLACE: slot 0 holds %d, expected %d", abase[0],
+        left);
+  MPI_OK(MPI_Win_unlock(me, win));
   MPI_Group_free(&gl);
   MPI_Group_free(&gr);
   MPI_Group_free(&world);
