@@ -27,7 +27,8 @@ CONSTS = ["MPI_ANY_SOURCE", "MPI_PROC_NULL", "MPI_ROOT", "MPI_ANY_TAG", "MPI_UND
           "MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL", "MPI_TAG_UB", "MPI_HOST", "MPI_IO",
           "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE", "MPI_LASTUSEDCODE", "MPI_APPNUM", "MPI_MODE_NOCHECK",
           "MPI_MODE_NOSTORE", "MPI_MODE_NOPUT", "MPI_MODE_NOPRECEDE", "MPI_MODE_NOSUCCEED", "MPI_LOCK_EXCLUSIVE",
-          "MPI_LOCK_SHARED", "MPI_ORDER_C", "MPI_ORDER_FORTRAN"]
+          "MPI_LOCK_SHARED", "MPI_ORDER_C", "MPI_ORDER_FORTRAN", "MPI_TYPECLASS_REAL", "MPI_TYPECLASS_INTEGER",
+          "MPI_TYPECLASS_COMPLEX"]
 
 
 def die(msg):
@@ -91,7 +92,8 @@ PASS = {"int": "int", "aint": "MPI_Aint", "count": "MPI_Count", "offset": "MPI_O
         "count_out": "MPI_Count *", "ptr_out": "void **", "int_arr": "const int *", "int_arr_out": "int *",
         "aint_arr": "const MPI_Aint *", "aint_arr_out": "MPI_Aint *", "argc": "int *", "argv": "char ***"}
 VALUE_IN = {"rank": "abi_rank_in", "tag": "abi_tag_in", "undef": "abi_undef_in", "keyval": "abi_keyval_in",
-            "assert": "abi_assert_in", "lock": "abi_lock_in", "order": "abi_order_in", "errorcode": "abi_err_in"}
+            "assert": "abi_assert_in", "lock": "abi_lock_in", "order": "abi_order_in", "errorcode": "abi_err_in",
+            "typeclass": "abi_typeclass_in"}
 VALUE_OUT = {"undef_out": "abi_undef_out", "compare_out": "abi_compare_out", "rank_out": "abi_rank_out",
              "errorcode_out": "abi_rc_out"}
 
@@ -226,7 +228,8 @@ def gen_wrapper(fid, ret, name, params):
 # addresses in the program's common blocks (fortran.c recognises them). Each entry point calls the
 # C entry point of libmpich.so.12, which converts and charges.
 F_DEREF = {"int": "int", "rank": "int", "tag": "int", "undef": "int", "keyval": "int", "assert": "int", "lock": "int",
-           "order": "int", "errorcode": "int", "aint": "MPI_Aint", "count": "MPI_Count", "offset": "MPI_Offset"}
+           "order": "int", "errorcode": "int", "typeclass": "int", "aint": "MPI_Aint", "count": "MPI_Count",
+           "offset": "MPI_Offset"}
 F_PTR = {"int_out": "int *", "undef_out": "int *", "compare_out": "int *", "rank_out": "int *", "rank_arr": "int *",
          "rank_arr_out": "int *",
          "errorcode_out": "int *", "int_arr": "int *", "int_arr_out": "int *", "undef_arr_out": "int *",

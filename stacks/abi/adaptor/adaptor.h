@@ -102,6 +102,7 @@ int abi_undef_out(int v);
 int abi_keyval_in(int k);
 int abi_assert_in(int a);
 int abi_lock_in(int l);
+int abi_typeclass_in(int c);
 int abi_order_in(int o);
 int abi_compare_out(int c);
 int abi_rc_out(int rc);

@@ -39,6 +39,8 @@ int abi_keyval_in(int k)
 }
 int abi_lock_in(int l) { MAP_IN(l, C_LOCK_EXCLUSIVE, C_LOCK_SHARED); }
 int abi_order_in(int o) { MAP_IN(o, C_ORDER_C, C_ORDER_FORTRAN); }
+/* MPICH numbers them REAL 1, INTEGER 2, COMPLEX 3, Open MPI INTEGER 1, REAL 2, SMPI REAL 0, INTEGER 1 */
+int abi_typeclass_in(int c) { MAP_IN(c, C_TYPECLASS_REAL, C_TYPECLASS_INTEGER, C_TYPECLASS_COMPLEX); }
 int abi_compare_out(int c) { MAP_OUT(c, C_IDENT, C_CONGRUENT, C_SIMILAR, C_UNEQUAL); }
 
 /* Assertions are bit sets: each bit translated on its own. */

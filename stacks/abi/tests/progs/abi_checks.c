@@ -229,6 +229,16 @@ int main(int argc, char **argv)
             lu && *lu >= ncls,
         "added_error_code", "class and code above MPI_ERR_LASTCODE, read back, MPI_LASTUSEDCODE");
 
+  /* type classes are numbered differently in each ABI (MPICH REAL 1, Open MPI INTEGER 1, SMPI REAL 0) */
+  MPI_Datatype mt = MPI_DATATYPE_NULL;
+  int msz = 0;
+  MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 2, &mt);
+  MPI_Type_size(mt, &msz);
+  check(msz == 2, "type_match_size_integer", "a 2-byte integer type");
+  MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &mt);
+  MPI_Type_size(mt, &msz);
+  check(msz == 8 && mt != MPI_DATATYPE_NULL, "type_match_size_real", "an 8-byte real type, a predefined handle");
+
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0)
     printf("%d checks failed\n", failed);
