@@ -107,6 +107,15 @@ Test(exit, exit_and_return_give_their_status)
   free(expect(5, RUN2 FPROG " error-stop", "rank 1 ended the whole program with exit status 5", NULL));
 }
 
+/* A rank cannot have processes of its own: fork() is refused with a message, status 3. */
+Test(exit, fork_is_refused)
+{
+  char *out = expect(3, RUN2 PROG " fork", "icsim: rank 1 called fork(): a simulated rank cannot create processes",
+                     NULL);
+  cr_assert(!strstr(out, "deadlock") && !strstr(out, "without calling MPI_Finalize"), "%s", out);
+  free(out);
+}
+
 Test(exit, signals_give_128_plus_n)
 {
   char needle[96];

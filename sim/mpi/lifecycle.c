@@ -243,3 +243,22 @@ void icsim_check_peer(int world)
           "stopping the run\n", icsim_my_rank(), world, how);
   stop_run(end == ICSIM_RANK_EXITED && (rt->rank_status[world] & 0xff) ? rt->rank_status[world] : 1);
 }
+
+/* fork() in a rank: every rank is a thread of the one simulator process, so a child would be a copy
+ * of the whole simulation, every rank included, running on from inside one of them (OSU's
+ * osu_latency_mp forks: its children returned from main inside the simulation and the run
+ * deadlocked). A rank cannot have processes of its own; the run stops with status 3 (a feature
+ * icsim cannot run) and says so. Outside a simulation the C library's fork runs. */
+pid_t fork(void)
+{
+  if (icsim_runtime_get()) {
+    fprintf(stderr,
+            "icsim: rank %d called fork(): a simulated rank cannot create processes (SMPI runs every rank "
+            "inside one simulator process, which a child would copy whole), so this program cannot run under "
+            "icsim\n",
+            icsim_my_rank());
+    icsim_stop(3);
+  }
+  pid_t (*real)(void) = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+  return real ? real() : -1;
+}

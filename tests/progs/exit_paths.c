@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
     exit(code);
   if (!strcmp(m, "abort") && rank == 1)
     abort();
+  if (!strcmp(m, "fork") && rank == 1 && fork() == 0)
+    return 0; /* a child would return from main inside the simulation */
   if (!strcmp(m, "segv") && rank == 1) {
     volatile int *p = NULL;
     *p = 1;
