@@ -28,7 +28,9 @@ CONSTS = ["MPI_ANY_SOURCE", "MPI_PROC_NULL", "MPI_ROOT", "MPI_ANY_TAG", "MPI_UND
           "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE", "MPI_LASTUSEDCODE", "MPI_APPNUM", "MPI_MODE_NOCHECK",
           "MPI_MODE_NOSTORE", "MPI_MODE_NOPUT", "MPI_MODE_NOPRECEDE", "MPI_MODE_NOSUCCEED", "MPI_LOCK_EXCLUSIVE",
           "MPI_LOCK_SHARED", "MPI_ORDER_C", "MPI_ORDER_FORTRAN", "MPI_TYPECLASS_REAL", "MPI_TYPECLASS_INTEGER",
-          "MPI_TYPECLASS_COMPLEX"]
+          "MPI_TYPECLASS_COMPLEX", "MPI_GRAPH", "MPI_CART", "MPI_DIST_GRAPH"]
+# constants SMPI's mpi.h gives as enumerators, not macros (no #ifdef for them)
+ENUM_CONSTS = {"MPI_GRAPH", "MPI_CART", "MPI_DIST_GRAPH"}
 
 
 def die(msg):
@@ -95,6 +97,7 @@ VALUE_IN = {"rank": "abi_rank_in", "tag": "abi_tag_in", "undef": "abi_undef_in",
             "assert": "abi_assert_in", "lock": "abi_lock_in", "order": "abi_order_in", "errorcode": "abi_err_in",
             "typeclass": "abi_typeclass_in"}
 VALUE_OUT = {"undef_out": "abi_undef_out", "compare_out": "abi_compare_out", "rank_out": "abi_rank_out",
+             "topo_out": "abi_topo_out",
              "errorcode_out": "abi_rc_out"}
 
 
@@ -119,6 +122,8 @@ def gen_arg(kind, n, name, fname):
     if kind in VALUE_OUT:
         return ("int *%s" % name, "int *", [], name, ["if (%s) *%s = %s(*%s);" % (name, name, VALUE_OUT[kind], name)],
                 0, 0)
+    if kind == "weights":  # MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY translated; a weight array passes as it is
+        return ("const int *%s" % name, "const int *", [], "abi_weights_in(%s)" % name, [], 0, 0)
     if kind == "rank_arr":  # ranks in: MPI_PROC_NULL translated, in a copy
         pre = ["int *tr_%s = abi_rank_arr_in(%s, %s);" % (name, name, n)]
         return ("const int *%s" % name, "const int *", pre, "tr_%s" % name, ["abi_scratch_free(tr_%s);" % name], 0, 0)
@@ -169,6 +174,9 @@ def gen_arg(kind, n, name, fname):
         pre = []
         if n == "commsize":  # as long as the communicator argument `comm` is large
             pre.append("int n_%s = abi_t_comm_size(abi_h_in(AK_COMM, comm, FID));" % name)
+            n = "n_%s" % name
+        elif n in ("outdegree", "indegree"):  # one per neighbour in `comm`'s topology
+            pre.append("int n_%s = abi_t_neighbours(abi_h_in(AK_COMM, comm, FID), %d);" % (name, n == "outdegree"))
             n = "n_%s" % name
         pre += ["void **th_%s = abi_scratch_ptrs(%s);" % (name, n),
                 "for (int i_ = 0; %s && i_ < %s; i_++) th_%s[i_] = abi_h_in(%s, %s[i_], FID);" % (name, n, name, K, name)]
@@ -231,6 +239,7 @@ F_DEREF = {"int": "int", "rank": "int", "tag": "int", "undef": "int", "keyval": 
            "order": "int", "errorcode": "int", "typeclass": "int", "aint": "MPI_Aint", "count": "MPI_Count",
            "offset": "MPI_Offset"}
 F_PTR = {"int_out": "int *", "undef_out": "int *", "compare_out": "int *", "rank_out": "int *", "rank_arr": "int *",
+         "topo_out": "int *",
          "rank_arr_out": "int *",
          "errorcode_out": "int *", "int_arr": "int *", "int_arr_out": "int *", "undef_arr_out": "int *",
          "aint_out": "MPI_Aint *", "aint_arr": "MPI_Aint *", "aint_arr_out": "MPI_Aint *", "count_out": "MPI_Count *",
@@ -249,6 +258,8 @@ def f_arg(kind, name):
         return "abi_f_status(%s, abi_caller_)" % name
     if kind == "status_arr":
         return "abi_f_statuses(%s, abi_caller_)" % name
+    if kind == "weights":
+        return "abi_f_weights(%s, abi_caller_)" % name
     hk, mode = split_kind(kind)
     if hk is None:
         return None
@@ -369,8 +380,12 @@ def main():
     t.append("  return ABI_NO_TARGET;\n}\n")
     t.append("const int abi_t_const[ABI_NCONST] = {")
     for c in CONSTS:
-        t.append("#ifdef %s\n  %s,\n#else\n  ABI_NO_CONST,\n#endif" % (c, c))
+        if c in ENUM_CONSTS:
+            t.append("  %s," % c)
+        else:
+            t.append("#ifdef %s\n  %s,\n#else\n  ABI_NO_CONST,\n#endif" % (c, c))
     t.append("};")
+    t.append("const int *const abi_t_unweighted = MPI_UNWEIGHTED, *const abi_t_weights_empty = MPI_WEIGHTS_EMPTY;")
     t.append("void *abi_t_in_place = MPI_IN_PLACE, *abi_t_bottom = MPI_BOTTOM;")
     t.append("const int abi_t_lastcode = MPI_ERR_LASTCODE;")
     t.append("const char *const abi_err_names[] = {" + ", ".join('"%s"' % e for e in serrs) + "};")

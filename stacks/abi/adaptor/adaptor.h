@@ -103,6 +103,11 @@ int abi_keyval_in(int k);
 int abi_assert_in(int a);
 int abi_lock_in(int l);
 int abi_typeclass_in(int c);
+int abi_topo_out(int t);
+/* A weight array of a graph call, or the ABI's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY (SMPI's instead);
+ * each ABI file defines it (MPICH's are addresses it exports, Open MPI's small integers). */
+const int *abi_weights_in(const int *w);
+extern const int *const abi_t_unweighted, *const abi_t_weights_empty;
 int abi_order_in(int o);
 int abi_compare_out(int c);
 int abi_rc_out(int rc);
@@ -114,6 +119,7 @@ void **abi_scratch_ptrs(int n);
 void abi_scratch_free(void *p);
 /* The size of an SMPI-side communicator (bind.c). */
 int abi_t_comm_size(void *tcomm);
+int abi_t_neighbours(void *tcomm, int out);
 /* A copy of N ranks with the ABI's MPI_PROC_NULL translated (for abi_scratch_free). */
 int *abi_rank_arr_in(const int *r, int n);
 

@@ -342,3 +342,38 @@ int abi_t_comm_size(void *tcomm)
     return 0;
   return n;
 }
+
+/* How many neighbours the calling rank has in SMPI-side communicator TCOMM's topology (the arrays of
+ * MPI_Neighbor_alltoallw's types): its out-degree (OUT) or in-degree, 0 when it has no topology.
+ * Asked of the icsim layer, which keeps the graph topologies (SMPI 3.32 has Cartesian ones only). */
+int abi_t_neighbours(void *tcomm, int out)
+{
+  if (!layer)
+    bind_layer();
+  int kind = 0, n = 0, in = 0, outd = 0, weighted = 0, rank = 0;
+  if (((int (*)(void *, int *))need("MPI_Topo_test"))(tcomm, &kind) != 0)
+    return 0;
+  if (kind == abi_t_const[C_DIST_GRAPH]) {
+    ((int (*)(void *, int *, int *, int *))need("MPI_Dist_graph_neighbors_count"))(tcomm, &in, &outd, &weighted);
+    return out ? outd : in;
+  }
+  if (kind == abi_t_const[C_GRAPH]) {
+    ((int (*)(void *, int *))need("PMPI_Comm_rank"))(tcomm, &rank);
+    ((int (*)(void *, int, int *))need("MPI_Graph_neighbors_count"))(tcomm, rank, &n);
+    return n;
+  }
+  if (kind == abi_t_const[C_CART]) {
+    ((int (*)(void *, int *))need("PMPI_Cartdim_get"))(tcomm, &n);
+    return 2 * n;
+  }
+  return 0;
+}
+
+/* fork() from the program: the icsim layer's, which refuses it (a rank cannot have processes of its
+ * own: they would copy the whole simulator). The program reaches this library's before libc's. */
+pid_t fork(void)
+{
+  if (!layer)
+    bind_layer();
+  return ((pid_t(*)(void))need("fork"))();
+}

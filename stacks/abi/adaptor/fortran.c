@@ -1,7 +1,8 @@
 /* MPICH's Fortran entry points (libmpichfort.so.12): the generated ones (fortran_mpich.c) call the C
  * adaptor in libmpich.so.12 with the arguments dereferenced; here, the special addresses and the
  * entry points that are not a plain translation. MPICH's mpif.h: COMMON /MPIPRIV1/ MPI_BOTTOM,
- * MPI_IN_PLACE, MPI_STATUS_IGNORE(5); COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE(5,1), MPI_ERRCODES_IGNORE.
+ * MPI_IN_PLACE, MPI_STATUS_IGNORE(5); COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE(5,1), MPI_ERRCODES_IGNORE;
+ * COMMON /MPIFCMB5/ MPI_UNWEIGHTED, /MPIFCMB9/ MPI_WEIGHTS_EMPTY.
  * A program has its own copy of the common blocks: they are found by name in the program that
  * called. */
 #define _GNU_SOURCE
@@ -16,7 +17,7 @@ int mpipriv1_[7], mpipriv2_[6], mpiprivc_[2], mpifcmb5_[1], mpifcmb9_[1];
 
 struct blocks {
   const void *base;
-  const char *priv1, *priv2;
+  const char *priv1, *priv2, *unweighted, *weights_empty;
 };
 
 static const struct blocks *blocks_of(const void *caller)
@@ -35,12 +36,18 @@ static const struct blocks *blocks_of(const void *caller)
   void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   x->priv1 = h ? dlsym(h, "mpipriv1_") : NULL;
   x->priv2 = h ? dlsym(h, "mpipriv2_") : NULL;
+  x->unweighted = h ? dlsym(h, "mpifcmb5_") : NULL;
+  x->weights_empty = h ? dlsym(h, "mpifcmb9_") : NULL;
   if (h)
     dlclose(h);
   if (!x->priv1)
     x->priv1 = (const char *)mpipriv1_;
   if (!x->priv2)
     x->priv2 = (const char *)mpipriv2_;
+  if (!x->unweighted)
+    x->unweighted = (const char *)mpifcmb5_;
+  if (!x->weights_empty)
+    x->weights_empty = (const char *)mpifcmb9_;
   return x;
 }
 
@@ -51,6 +58,19 @@ void *abi_f_buf(void *p, const void *caller)
     return (void *)abi_a_bottom;
   if (b && p == b->priv1 + sizeof(int))
     return (void *)abi_a_in_place;
+  return p;
+}
+
+/* MPI_UNWEIGHTED is COMMON /MPIFCMB5/, MPI_WEIGHTS_EMPTY COMMON /MPIFCMB9/ in MPICH's mpif.h: given
+ * as the C library's values, which the C entry point translates. */
+const int *abi_f_weights(void *p, const void *caller)
+{
+  extern int *const MPI_UNWEIGHTED, *const MPI_WEIGHTS_EMPTY;
+  const struct blocks *b = blocks_of(caller);
+  if (b && p == b->unweighted)
+    return MPI_UNWEIGHTED;
+  if (b && p == b->weights_empty)
+    return MPI_WEIGHTS_EMPTY;
   return p;
 }
 

@@ -13,6 +13,7 @@ void *abi_f_buf(void *p, const void *caller);
 /* MPI_STATUS_IGNORE (/MPIPRIV1/) and MPI_STATUSES_IGNORE (/MPIPRIV2/) become MPICH's C values; any
  * other status is an INTEGER(5) laid out as MPICH's C MPI_Status. */
 A_Status *abi_f_status(void *p, const void *caller);
+const int *abi_f_weights(void *p, const void *caller);
 A_Status *abi_f_statuses(void *p, const void *caller);
 void abi_untranslated(const char *name) __attribute__((noreturn));
 

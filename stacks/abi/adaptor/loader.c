@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* SMPI's copy of the program: a basename ending in _PID_DIGITS.so (smpi_global.cpp). */
@@ -115,6 +116,38 @@ static void *copy_source(const char *name)
   return dlsym(RTLD_DEFAULT, name);
 }
 
+/* The program's read-only-after-relocation range (PT_GNU_RELRO), where the copies of constant data
+ * live (MPICH's `int *const MPI_UNWEIGHTED`): glibc has made it read-only by the time dlopen returns. */
+static void relro_range(const struct link_map *lm, uintptr_t *lo, uintptr_t *hi)
+{
+  *lo = *hi = 0;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)lm->l_addr;
+  if (!lm->l_addr || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+    return;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(lm->l_addr + eh->e_phoff);
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == PT_GNU_RELRO) {
+      *lo = lm->l_addr + ph[i].p_vaddr;
+      *hi = *lo + ph[i].p_memsz;
+    }
+}
+
+/* Copy SIZE bytes to DEST, which may lie in the read-only range [LO, HI): opened for the copy. */
+static void copy_into(void *dest, const void *src, size_t size, uintptr_t lo, uintptr_t hi)
+{
+  uintptr_t d = (uintptr_t)dest;
+  if (d + size <= lo || d >= hi) {
+    memcpy(dest, src, size);
+    return;
+  }
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t start = d & ~(uintptr_t)(pg - 1), end = (d + size + pg - 1) & ~(uintptr_t)(pg - 1);
+  if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE) != 0)
+    return; /* left as loaded rather than crash */
+  memcpy(dest, src, size);
+  mprotect((void *)start, end - start, PROT_READ);
+}
+
 /* Redo the program copy's copy relocations. glibc leaves them unfilled when it loads an executable
  * with dlopen (stdout, stderr, optarg read as NULL): copy each object from where it lives now. */
 static void redo_copy_relocations(struct link_map *lm)
@@ -135,6 +168,8 @@ static void redo_copy_relocations(struct link_map *lm)
   }
   if (!rela || !symtab || !strtab)
     return;
+  uintptr_t relro_lo, relro_hi;
+  relro_range(lm, &relro_lo, &relro_hi);
   for (size_t i = 0; i < relasz / sizeof *rela; i++) {
     if (ELF64_R_TYPE(rela[i].r_info) != R_X86_64_COPY)
       continue;
@@ -153,7 +188,7 @@ static void redo_copy_relocations(struct link_map *lm)
       continue; /* optarg: NULL, as loaded */
     void *src = copy_source(name);
     if (src && src != dest)
-      memcpy(dest, src, sym->st_size);
+      copy_into(dest, src, sym->st_size, relro_lo, relro_hi);
   }
 }
 

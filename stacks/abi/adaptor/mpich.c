@@ -95,3 +95,15 @@ void abi_status_in(const A_Status *a, t_status *t)
   t->cancelled = a->count_hi_and_cancelled & 1;
 }
 
+
+/* MPICH exports MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY as constant pointers (mpi.h: extern int *const),
+ * whose values a program reads, usually from its own copy (copy relocation): this library defines
+ * them, pointing at two markers of its own, and recognises those values. */
+static int unweighted_marker, weights_empty_marker;
+int *const MPI_UNWEIGHTED = &unweighted_marker;
+int *const MPI_WEIGHTS_EMPTY = &weights_empty_marker;
+
+const int *abi_weights_in(const int *w)
+{
+  return w == MPI_UNWEIGHTED ? abi_t_unweighted : w == MPI_WEIGHTS_EMPTY ? abi_t_weights_empty : w;
+}

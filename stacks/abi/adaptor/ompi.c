@@ -107,3 +107,9 @@ void abi_status_in(const A_Status *a, t_status *t)
   t->count = (int)a->_ucount;
   t->cancelled = a->_cancelled;
 }
+
+/* Open MPI's mpi.h: MPI_UNWEIGHTED is ((int *) 2), MPI_WEIGHTS_EMPTY ((int *) 3). */
+const int *abi_weights_in(const int *w)
+{
+  return w == (const int *)2 ? abi_t_unweighted : w == (const int *)3 ? abi_t_weights_empty : w;
+}

@@ -42,6 +42,8 @@ int abi_order_in(int o) { MAP_IN(o, C_ORDER_C, C_ORDER_FORTRAN); }
 /* MPICH numbers them REAL 1, INTEGER 2, COMPLEX 3, Open MPI INTEGER 1, REAL 2, SMPI REAL 0, INTEGER 1 */
 int abi_typeclass_in(int c) { MAP_IN(c, C_TYPECLASS_REAL, C_TYPECLASS_INTEGER, C_TYPECLASS_COMPLEX); }
 int abi_compare_out(int c) { MAP_OUT(c, C_IDENT, C_CONGRUENT, C_SIMILAR, C_UNEQUAL); }
+/* MPI_Topo_test: MPICH and SMPI number the kinds GRAPH 1, CART 2, DIST_GRAPH 3, Open MPI CART 1, GRAPH 2 */
+int abi_topo_out(int t) { MAP_OUT(t, C_UNDEFINED, C_GRAPH, C_CART, C_DIST_GRAPH); }
 
 /* Assertions are bit sets: each bit translated on its own. */
 int abi_assert_in(int a)

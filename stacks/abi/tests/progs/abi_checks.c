@@ -239,6 +239,33 @@ int main(int argc, char **argv)
   MPI_Type_size(mt, &msz);
   check(msz == 8 && mt != MPI_DATATYPE_NULL, "type_match_size_real", "an 8-byte real type, a predefined handle");
 
+  /* graphs: MPI_UNWEIGHTED (an exported pointer in MPICH, (int *) 2 in Open MPI), the topology kinds
+   * (numbered differently), a neighbourhood all-to-all with one type per neighbour */
+  {
+  int left = (me + np - 1) % np, right = (me + 1) % np, kind = -1, indeg = -1, outdeg = -1, wgt = -1;
+  MPI_Comm ring;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                 &ring);
+  MPI_Topo_test(ring, &kind);
+  check(kind == MPI_DIST_GRAPH, "topo_test_dist_graph", "a distributed graph is MPI_DIST_GRAPH");
+  MPI_Dist_graph_neighbors_count(ring, &indeg, &outdeg, &wgt);
+  check(indeg == 1 && outdeg == 1 && !wgt, "dist_graph_unweighted", "one in, one out, unweighted");
+  int sendv = 100 + me, recvv = -1, one = 1;
+  MPI_Aint zero = 0;
+  MPI_Datatype ti = MPI_INT;
+  MPI_Neighbor_alltoallw(&sendv, &one, &zero, &ti, &recvv, &one, &zero, &ti, ring);
+  check(recvv == 100 + left, "neighbor_alltoallw", "the left neighbour's value");
+  MPI_Comm_free(&ring);
+  MPI_Topo_test(MPI_COMM_WORLD, &kind);
+  check(kind == MPI_UNDEFINED, "topo_test_none", "no topology is MPI_UNDEFINED");
+  int dims[1] = {np}, periods[1] = {1};
+  MPI_Comm cart;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  MPI_Topo_test(cart, &kind);
+  check(kind == MPI_CART, "topo_test_cart", "a Cartesian communicator is MPI_CART");
+  MPI_Comm_free(&cart);
+  }
+
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0)
     printf("%d checks failed\n", failed);
