@@ -120,6 +120,7 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) /* not a valid communicator: SMPI says so */
     return 0;
+  icsim_inter_refuse(comm, call); /* the layer's own intercommunicators (intercomm.c) */
   if (inter) {
     fprintf(stderr,
             "icsim: %s on an intercommunicator: the MPI layer's collectives are built for intracommunicators "

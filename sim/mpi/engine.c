@@ -448,8 +448,11 @@ static int give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
 {
   int err = e->st.MPI_ERROR;
   warn_partial_instance(e);
-  if (st != MPI_STATUS_IGNORE)
+  if (st != MPI_STATUS_IGNORE) {
     *st = e->st;
+    if (e->kind == RECV && !e->null_peer && e->comm != MPI_COMM_NULL && !e->has_group)
+      st->MPI_SOURCE = icsim_inter_source(e->comm, st->MPI_SOURCE); /* a rank of the remote group */
+  }
   e->done = 0;
   if (!e->user_persistent) {
     remove_entry(e);
@@ -1018,11 +1021,14 @@ static int free_comm(MPI_Comm *comm, int (*pmpi)(MPI_Comm *))
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
     return pmpi(comm);
-  if (comm && *comm != MPI_COMM_NULL)
-    comm_freed(*comm);
+  MPI_Comm c = comm ? *comm : MPI_COMM_NULL;
+  if (c != MPI_COMM_NULL)
+    comm_freed(c);
   icsim_runtime_internal_enter(rt, icsim_my_rank());
   int rc = pmpi(comm);
   icsim_runtime_internal_leave(rt, icsim_my_rank());
+  if (rc == MPI_SUCCESS && c != MPI_COMM_NULL)
+    icsim_inter_freed(c);
   return rc;
 }
 

@@ -698,6 +698,50 @@ void mpi_comm_dup_(int *comm, int *newcomm, int *ierr)
 }
 ALIAS(mpi_comm_dup)
 
+/* Intercommunicators are the layer's (intercomm.c): their making, merging and queries, and the
+ * sizes, ranks and groups every program asks for, which answer for the local group of one. */
+void mpi_intercomm_create_(int *local, int *local_leader, int *peer, int *remote_leader, int *tag, int *newcomm,
+                           int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Intercomm_create(COMM(local), *local_leader, COMM(peer), *remote_leader, *tag, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_intercomm_create)
+
+void mpi_intercomm_merge_(int *inter, int *high, int *newcomm, int *ierr)
+{
+  MPI_Comm c = MPI_COMM_NULL;
+  *ierr = MPI_Intercomm_merge(COMM(inter), *high, &c);
+  new_comm(*ierr, c, newcomm);
+}
+ALIAS(mpi_intercomm_merge)
+
+void mpi_comm_test_inter_(int *comm, int *flag, int *ierr) { *ierr = MPI_Comm_test_inter(COMM(comm), flag); }
+ALIAS(mpi_comm_test_inter)
+void mpi_comm_remote_size_(int *comm, int *size, int *ierr) { *ierr = MPI_Comm_remote_size(COMM(comm), size); }
+ALIAS(mpi_comm_remote_size)
+void mpi_comm_size_(int *comm, int *size, int *ierr) { *ierr = MPI_Comm_size(COMM(comm), size); }
+ALIAS(mpi_comm_size)
+void mpi_comm_rank_(int *comm, int *rank, int *ierr) { *ierr = MPI_Comm_rank(COMM(comm), rank); }
+ALIAS(mpi_comm_rank)
+
+void mpi_comm_remote_group_(int *comm, int *group, int *ierr)
+{
+  MPI_Group g = MPI_GROUP_NULL;
+  *ierr = MPI_Comm_remote_group(COMM(comm), &g);
+  *group = *ierr == MPI_SUCCESS ? MPI_Group_c2f(g) : -1;
+}
+ALIAS(mpi_comm_remote_group)
+
+void mpi_comm_group_(int *comm, int *group, int *ierr)
+{
+  MPI_Group g = MPI_GROUP_NULL;
+  *ierr = MPI_Comm_group(COMM(comm), &g);
+  *group = *ierr == MPI_SUCCESS ? MPI_Group_c2f(g) : -1;
+}
+ALIAS(mpi_comm_group)
+
 void mpi_comm_split_(int *comm, int *color, int *key, int *newcomm, int *ierr)
 {
   MPI_Comm c = MPI_COMM_NULL;

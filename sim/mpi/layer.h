@@ -55,6 +55,16 @@ int icsim_win_error(MPI_Win win, const char *call, int rc);
  * use its neighbours). */
 void icsim_topo_mark_cart(MPI_Comm comm);
 
+/* intercomm.c: intercommunicators kept as a union communicator and a rank map. icsim_inter_peer:
+ * the union rank of remote rank RANK (other values unchanged); icsim_inter_source: the remote rank
+ * of union rank R; icsim_inter_refuse stops the run when COMM is an intercommunicator. */
+int icsim_inter_of(MPI_Comm comm);
+int icsim_inter_peer(MPI_Comm comm, int rank);
+int icsim_inter_source(MPI_Comm comm, int union_rank);
+void icsim_inter_dup(MPI_Comm from, MPI_Comm to);
+void icsim_inter_freed(MPI_Comm comm);
+void icsim_inter_refuse(MPI_Comm comm, const char *call);
+
 /* attr_self.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
 void icsim_self_attrs_release(void);
 

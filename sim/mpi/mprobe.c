@@ -90,9 +90,10 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
   }
   icsim_engine_poll();
   MPI_Status st;
-  int rc = PMPI_Probe(src, tag, comm, &st);
+  int rc = PMPI_Probe(icsim_inter_peer(comm, src), tag, comm, &st);
   if (rc == MPI_SUCCESS)
     rc = claim(comm, &st, msg);
+  st.MPI_SOURCE = icsim_inter_source(comm, st.MPI_SOURCE);
   if (rc == MPI_SUCCESS)
     set_status(status, &st);
   return icsim_error(comm, "MPI_Mprobe", rc);
@@ -111,9 +112,10 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
   }
   icsim_engine_poll();
   MPI_Status st;
-  int rc = PMPI_Iprobe(src, tag, comm, flag, &st);
+  int rc = PMPI_Iprobe(icsim_inter_peer(comm, src), tag, comm, flag, &st);
   if (rc == MPI_SUCCESS && *flag) {
     rc = claim(comm, &st, msg);
+    st.MPI_SOURCE = icsim_inter_source(comm, st.MPI_SOURCE);
     if (rc == MPI_SUCCESS)
       set_status(status, &st);
   }

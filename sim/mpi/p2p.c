@@ -39,6 +39,7 @@ static int lingers(const char *name, int count, MPI_Datatype type)
   {                                                                                                        \
     uint64_t id = 0; /* read before SMPI's call, which lets the other ranks run and announce */          \
     if (ACTIVE()) {                                                                                        \
+      dest = icsim_inter_peer(comm, dest);                                                                 \
       icsim_charge_call("MPI_" #NAME);                                                                    \
       icsim_charge_send(buf, count, type, dest, tag, comm);                                                \
       id = icsim_last_announced();                                                                         \
@@ -59,6 +60,7 @@ ISEND_LIKE(Ibsend)
   {                                                                                                        \
     if (!ACTIVE())                                                                                         \
       return PMPI_##NAME(buf, count, type, dest, tag, comm);                                               \
+    dest = icsim_inter_peer(comm, dest);                                                                   \
     icsim_charge_call("MPI_" #NAME);                                                                      \
     icsim_charge_send(buf, count, type, dest, tag, comm);                                                  \
     MPI_Request r;                                                                                         \
@@ -77,6 +79,8 @@ SEND_LIKE(Bsend, Ibsend)
   {                                                                                                        \
     if (ACTIVE() && dest == MPI_PROC_NULL)                                                                 \
       return icsim_psend_init_null(req);                                                                   \
+    if (ACTIVE())                                                                                          \
+      dest = icsim_inter_peer(comm, dest);                                                                 \
     int rc = PMPI_##NAME(no_data(buf, count, type), count, type, dest, tag, comm, req);                    \
     if (rc == MPI_SUCCESS && ACTIVE()) {                                                                   \
       icsim_charge_call("MPI_" #NAME);                                                                    \
@@ -93,6 +97,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Com
 {
   if (!ACTIVE())
     return PMPI_Irecv(buf, count, type, src, tag, comm, req);
+  src = icsim_inter_peer(comm, src);
   icsim_charge_call("MPI_Irecv");
   return icsim_error(comm, "MPI_Irecv", icsim_engine_irecv(no_data(buf, count, type), count, type, src, tag, comm, req, 0));
 }
@@ -101,6 +106,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int src, int tag, MPI
 {
   if (!ACTIVE())
     return PMPI_Recv_init(buf, count, type, src, tag, comm, req);
+  src = icsim_inter_peer(comm, src);
   icsim_charge_call("MPI_Recv_init");
   return icsim_error(comm, "MPI_Recv_init", icsim_engine_irecv(no_data(buf, count, type), count, type, src, tag, comm, req, 1));
 }
@@ -109,6 +115,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
 {
   if (!ACTIVE())
     return PMPI_Recv(buf, count, type, src, tag, comm, status);
+  src = icsim_inter_peer(comm, src);
   icsim_charge_call("MPI_Recv");
   MPI_Request r;
   int rc = icsim_engine_irecv_internal(no_data(buf, count, type), count, type, src, tag, comm, &r, 0);
@@ -148,6 +155,8 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 {
   if (!ACTIVE())
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
+  dest = icsim_inter_peer(comm, dest);
+  src = icsim_inter_peer(comm, src);
   return icsim_error(comm, "MPI_Sendrecv",
                      icsim_sendrecv(no_data(sbuf, scount, stype), scount, stype, dest, stag, no_data(rbuf, rcount, rtype),
                                     rcount, rtype, src, rtag, comm, status, 0));
@@ -159,6 +168,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 {
   if (!ACTIVE())
     return PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
+  dest = icsim_inter_peer(comm, dest);
+  src = icsim_inter_peer(comm, src);
   int size = 0, pos = 0;
   PMPI_Pack_size(count, type, comm, &size);
   char *packed = malloc(size > 0 ? (size_t)size : 1);
@@ -174,8 +185,12 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
   if (ACTIVE()) {
     icsim_charge_call("MPI_Probe");
     icsim_engine_poll();
+    src = icsim_inter_peer(comm, src);
   }
-  return icsim_error(comm, "MPI_Probe", PMPI_Probe(src, tag, comm, status));
+  int rc = PMPI_Probe(src, tag, comm, status);
+  if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE && ACTIVE()) /* a rank of the remote group */
+    status->MPI_SOURCE = icsim_inter_source(comm, status->MPI_SOURCE);
+  return icsim_error(comm, "MPI_Probe", rc);
 }
 
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -183,8 +198,12 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
   if (ACTIVE()) {
     icsim_charge_call("MPI_Iprobe");
     icsim_engine_poll();
+    src = icsim_inter_peer(comm, src);
   }
-  return icsim_error(comm, "MPI_Iprobe", PMPI_Iprobe(src, tag, comm, flag, status));
+  int rc = PMPI_Iprobe(src, tag, comm, flag, status);
+  if (rc == MPI_SUCCESS && *flag && status != MPI_STATUS_IGNORE && ACTIVE())
+    status->MPI_SOURCE = icsim_inter_source(comm, status->MPI_SOURCE);
+  return icsim_error(comm, "MPI_Iprobe", rc);
 }
 
 /* One-sided operations: the origin's CPU issues them; the transfer is announced in the direction
@@ -429,12 +448,28 @@ INTERNAL(Win_flush, (int rank, MPI_Win win), (rank, win))
 INTERNAL(Win_flush_all, (MPI_Win win), (win))
 INTERNAL(Win_flush_local, (int rank, MPI_Win win), (rank, win))
 INTERNAL(Win_flush_local_all, (MPI_Win win), (win))
-INTERNAL(Comm_dup, (MPI_Comm comm, MPI_Comm *out), (comm, out))
-INTERNAL(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *out), (comm, color, key, out))
-INTERNAL(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out),
-         (comm, type, key, info, out))
-INTERNAL(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *out), (comm, group, out))
-INTERNAL(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out), (comm, group, tag, out))
+/* A duplicate of an intercommunicator is one too (intercomm.c). */
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+  internal_enter("MPI_Comm_dup");
+  int rc = internal_leave(PMPI_Comm_dup(comm, out));
+  if (rc == MPI_SUCCESS && out && icsim_runtime_get())
+    icsim_inter_dup(comm, *out);
+  return rc;
+}
+/* Communicators made from another: not from an intercommunicator (intercomm.c refuses). */
+#define COMM_MAKER(NAME, PARAMS, ARGS)                                                                      \
+  int MPI_##NAME PARAMS                                                                                    \
+  {                                                                                                        \
+    icsim_inter_refuse(comm, "MPI_" #NAME);                                                                \
+    internal_enter("MPI_" #NAME);                                                                         \
+    return internal_leave(PMPI_##NAME ARGS);                                                               \
+  }
+COMM_MAKER(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *out), (comm, color, key, out))
+COMM_MAKER(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out),
+           (comm, type, key, info, out))
+COMM_MAKER(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *out), (comm, group, out))
+COMM_MAKER(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out), (comm, group, tag, out))
 /* Cartesian communicators: SMPI's messages bracketed, and the result marked for MPI_Topo_test
  * (topology.c: SMPI's is a stub). */
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out)

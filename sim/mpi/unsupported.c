@@ -1,6 +1,5 @@
 /* MPI calls icsim cannot run, refused with a message that says why, instead of SMPI's generic
  * abort, a crash, or (worse) a wrong answer:
- * - intercommunicators: SimGrid's SMPI 3.32 does not implement them;
  * - MPI-IO: SMPI 3.32 opens files only on platform disks, and then simulates the time of reads and
  *   writes without moving any data (a read leaves the buffer as it was), so a program would run on
  *   made-up data; icsim's platforms describe no storage either.
@@ -13,31 +12,13 @@
 
 static int unsupported(const char *call)
 {
-  if (strstr(call, "Intercomm"))
-    fprintf(stderr,
-            "icsim: %s: intercommunicators are not supported (SimGrid's SMPI 3.32 does not implement "
-            "MPI_Intercomm_create or MPI_Intercomm_merge), so this program cannot run under icsim\n",
-            call);
-  else
-    fprintf(stderr,
-            "icsim: %s: MPI-IO is not supported (SimGrid's SMPI 3.32 simulates the time of file reads and "
-            "writes on platform disks but moves no data, and icsim's platforms describe no storage), so this "
-            "program cannot run under icsim\n",
-            call);
+  fprintf(stderr,
+          "icsim: %s: MPI-IO is not supported (SimGrid's SMPI 3.32 simulates the time of file reads and "
+          "writes on platform disks but moves no data, and icsim's platforms describe no storage), so this "
+          "program cannot run under icsim\n",
+          call);
   icsim_stop(3);
   return MPI_ERR_OTHER;
-}
-
-int MPI_Intercomm_create(MPI_Comm local, int lleader, MPI_Comm peer, int rleader, int tag, MPI_Comm *out)
-{
-  (void)local, (void)lleader, (void)peer, (void)rleader, (void)tag, (void)out;
-  return unsupported("MPI_Intercomm_create");
-}
-
-int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *out)
-{
-  (void)comm, (void)high, (void)out;
-  return unsupported("MPI_Intercomm_merge");
 }
 
 /* Every MPI-IO program starts with one of these two: no file handle exists without MPI_File_open. */

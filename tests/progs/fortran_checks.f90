@@ -16,7 +16,8 @@ program fortran_checks
   integer(kind=MPI_ADDRESS_KIND) :: disp, winsize
   logical :: flag, seen(64), periodic(1)
   integer :: ecls, ecode, eh, eh2, seen_code, gidx(64), gedges(128), gnb(2), gr(2), tkind, nn, ne, indeg, outdeg
-  logical :: weighted
+  logical :: weighted, isinter
+  integer :: half, icomm, merged, rsz, lsz, mrank, mtot
   character(len=MPI_MAX_ERROR_STRING) :: estr
   common /fchecks_err/ seen_code
   external :: on_error
@@ -299,6 +300,22 @@ program fortran_checks
   gr = [0, 0]
   call MPI_Dims_create(240, 2, gr, ierr)
   call check(gr(1) == 16 .and. gr(2) == 15, 'dims_create(240, 2) is 16 x 15')
+
+  ! 13. An intercommunicator between the halves of the world (SMPI has none: the layer's), merged
+  ! back into a world, as MPICH's test utilities do.
+  call MPI_Comm_split(MPI_COMM_WORLD, merge(1, 0, rank < np / 2), rank, half, ierr)
+  call MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, merge(np / 2, 0, rank < np / 2), 9, icomm, ierr)
+  call MPI_Comm_test_inter(icomm, isinter, ierr)
+  call MPI_Comm_remote_size(icomm, rsz, ierr)
+  call MPI_Comm_size(icomm, lsz, ierr)
+  call check(isinter .and. rsz + lsz == np, 'intercomm_create: an intercommunicator of both halves')
+  call MPI_Intercomm_merge(icomm, rank >= np / 2, merged, ierr)
+  call MPI_Comm_rank(merged, mrank, ierr)
+  call MPI_Allreduce(rank, mtot, 1, MPI_INTEGER, MPI_SUM, merged, ierr)
+  call check(mrank == rank .and. mtot == np * (np - 1) / 2, 'intercomm_merge: the world again, in order')
+  call MPI_Comm_free(merged, ierr)
+  call MPI_Comm_free(icomm, ierr)
+  call MPI_Comm_free(half, ierr)
 
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
