@@ -26,7 +26,11 @@ static void call(int k, void *in, void *inout, int *len, void **type)
     abi_h_release(AK_DATATYPE, a);
 }
 
-#define T(k) static void t##k(void *in, void *inout, int *len, void **type) { call(k, in, inout, len, type); }
+/* Trampoline tAB sits at index 8 A + B of tramp_fn (T8 and R8 below count in octal), so it serves
+ * slot 0AB, an octal literal: with the decimal AB, every trampoline from the ninth on served another
+ * slot (t10, at index 8, called slot 10), and a program with more than eight user ops alive at once
+ * called a wrong or empty slot (MPICH's redscat2 through the adaptor: a segmentation fault). */
+#define T(k) static void t##k(void *in, void *inout, int *len, void **type) { call(0##k, in, inout, len, type); }
 #define T8(k) T(k##0) T(k##1) T(k##2) T(k##3) T(k##4) T(k##5) T(k##6) T(k##7)
 T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
 #define R8(k) t##k##0, t##k##1, t##k##2, t##k##3, t##k##4, t##k##5, t##k##6, t##k##7

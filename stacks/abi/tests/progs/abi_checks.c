@@ -34,6 +34,26 @@ static void max_abs(void *in, void *inout, int *len, MPI_Datatype *type)
   }
 }
 
+/* Three user ops that differ by what they add per reduction step (for many ops alive at once). */
+static void add0(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+  (void)t;
+  for (int i = 0; i < *len; i++)
+    ((int *)inout)[i] += ((int *)in)[i];
+}
+static void add1(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+  (void)t;
+  for (int i = 0; i < *len; i++)
+    ((int *)inout)[i] += ((int *)in)[i] + 1000;
+}
+static void add2(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+  (void)t;
+  for (int i = 0; i < *len; i++)
+    ((int *)inout)[i] += ((int *)in)[i] + 2000000;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -283,6 +303,23 @@ int main(int argc, char **argv)
     MPI_Comm_free(&back);
     MPI_Comm_free(&ic);
     MPI_Comm_free(&half);
+  }
+
+  /* more user ops alive at once than a trampoline block holds (8): each must call its own function */
+  {
+    MPI_User_function *fns[3] = {add0, add1, add2};
+    MPI_Op many[12];
+    int ok = 1;
+    for (int i = 0; i < 12; i++)
+      MPI_Op_create(fns[i % 3], 1, &many[i]);
+    for (int i = 0; i < 12; i++) {
+      int one = 1, res = 0, step = i % 3 == 0 ? 0 : i % 3 == 1 ? 1000 : 2000000;
+      MPI_Allreduce(&one, &res, 1, MPI_INT, many[i], MPI_COMM_WORLD);
+      ok &= res == np + step * (np - 1);
+    }
+    for (int i = 0; i < 12; i++)
+      MPI_Op_free(&many[i]);
+    check(ok, "many_user_ops", "12 user ops alive at once, each applying its own function");
   }
 
   MPI_Barrier(MPI_COMM_WORLD);
