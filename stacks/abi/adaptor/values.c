@@ -77,7 +77,8 @@ void *abi_lastused_out(void *val)
   static int code; /* one value for every rank: the classes and codes added are too */
   int **p = val;
   if (*p) {
-    code = abi_rc_out(**p);
+    /* no class or code added yet: SMPI's last code is its MPI_ERR_LASTCODE, the program's is its own */
+    code = **p <= abi_t_lastcode ? abi_a_lastcode : abi_rc_out(**p);
     *p = &code;
   }
   return val;

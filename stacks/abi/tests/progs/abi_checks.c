@@ -238,6 +238,13 @@ int main(int argc, char **argv)
   MPI_Error_class(MPI_ERR_COMM, &cls);
   check(cls == MPI_ERR_COMM, "error_class_comm", "MPI_ERR_COMM is its own class");
 
+  /* MPI_LASTUSEDCODE is at least the ABI's MPI_ERR_LASTCODE, also before any class is added */
+  {
+    int *lu0 = NULL, fl0 = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lu0, &fl0);
+    check(fl0 && lu0 && *lu0 >= MPI_ERR_LASTCODE, "lastusedcode_initial", "at least MPI_ERR_LASTCODE");
+  }
+
   /* a class, code and string of the program's own: above the ABI's MPI_ERR_LASTCODE, read back */
   int ncls = -1, ncode = -1, cl2 = -1, el = 0, *lu = NULL, fl = 0;
   char es[MPI_MAX_ERROR_STRING] = "";
