@@ -145,8 +145,12 @@ int icsim_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, i
   if (rc != MPI_SUCCESS)
     return rc;
   rc = icsim_engine_waitall(2, r, st);
-  if (status != MPI_STATUS_IGNORE)
+  if (status != MPI_STATUS_IGNORE) { /* MPI_ERROR as the program set it unless the call fails */
+    int kept = status->MPI_ERROR;
     *status = st[0];
+    if (rc == MPI_SUCCESS)
+      status->MPI_ERROR = kept;
+  }
   return rc == MPI_ERR_IN_STATUS ? (st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR) : rc;
 }
 

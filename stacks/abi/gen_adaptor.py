@@ -134,7 +134,10 @@ def gen_arg(kind, n, name, fname):
         return ("int *%s" % name, "int *", [], name,
                 ["for (int i_ = 0; %s && i_ < %s; i_++) %s[i_] = abi_undef_out(%s[i_]);" % (name, n, name, name)], 0, 0)
     if kind == "status_out":
-        pre = ["t_status ts_%s;" % name]
+        # a call completing one request leaves MPI_ERROR as the program set it (the layer keeps the
+        # field of the status it is given): start the copy from the program's own
+        pre = ["t_status ts_%s;" % name,
+               "if (!abi_is_status_ignore(%s)) ts_%s.MPI_ERROR = abi_err_in(%s->MPI_ERROR);" % (name, name, name)]
         call = "abi_is_status_ignore(%s) ? abi_t_status_ignore() : &ts_%s" % (name, name)
         post = ["if (!abi_is_status_ignore(%s)) abi_status_out(%s, &ts_%s);" % (name, name, name)]
         return ("A_Status *%s" % name, "t_status *", pre, call, post, 1, 0)

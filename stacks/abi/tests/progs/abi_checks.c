@@ -69,6 +69,22 @@ int main(int argc, char **argv)
   MPI_Op_free(&op);
   check(op == MPI_OP_NULL, "op_free_nulls", "MPI_Op_free must set MPI_OP_NULL");
 
+  /* a receive's status keeps the MPI_ERROR the program put there (MPI 3.1, 3.2.5) */
+  {
+    int x = me, y = -1;
+    MPI_Status est;
+    est.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Sendrecv(&x, 1, MPI_INT, 0, 3, &y, 1, MPI_INT, 0, 3, MPI_COMM_SELF, &est);
+    MPI_Request rq;
+    MPI_Irecv(&y, 1, MPI_INT, 0, 4, MPI_COMM_SELF, &rq);
+    MPI_Send(&x, 1, MPI_INT, 0, 4, MPI_COMM_SELF);
+    MPI_Status wst;
+    wst.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Wait(&rq, &wst);
+    check(est.MPI_ERROR == MPI_ERR_DIMS && wst.MPI_ERROR == MPI_ERR_DIMS && y == me, "status_error_kept",
+          "MPI_ERROR as the program set it after a receive and a wait");
+  }
+
   /* MPI_IN_PLACE */
   int s = me;
   MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
