@@ -210,6 +210,7 @@ Test(mpi_suite, elements) { expect_no_errors("elements", NULL, four); }
 Test(mpi_suite, topology) { expect_no_errors("topology", NULL, four); }
 Test(mpi_suite, attr_exit) { expect_no_errors("attr_exit", NULL, four); }
 Test(mpi_suite, info_keys) { expect_no_errors("info_keys", NULL, four); }
+Test(mpi_suite, coll_persistent) { expect_no_errors("coll_persistent", NULL, four); }
 
 /* PROG calls something icsim cannot run: it must say so (a line holding "icsim:" and WHAT), with a
  * non-zero status, on every platform; never hang or pass silently. */
@@ -265,7 +266,7 @@ Test(mpi_suite, programs_are_correct_mpi_natively)
     const char *prog, *args;
   } progs[] = {{"p2p_modes", ""},   {"p2p_completion", ""}, {"p2p_persistent", ""}, {"p2p_probe", "mprobe"},
                {"p2p_sendrecv", ""}, {"p2p_cancel", ""},   {"comm_cycles", ""},    {"coll_types", ""},     {"rma", ""},
-               {"intercomm", "collectives"}, {"file_io", ""}, {"errors", ""}, {"elements", ""}, {"topology", ""}, {"attr_exit", ""}, {"info_keys", ""}};
+               {"intercomm", "collectives"}, {"file_io", ""}, {"errors", ""}, {"elements", ""}, {"topology", ""}, {"attr_exit", ""}, {"info_keys", ""}, {"coll_persistent", ""}};
   struct report r = {NULL, 0, 0};
   for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
     snprintf(cmd, sizeof cmd, "mpicc.mpich -O1 -Wno-stringop-overflow -o %s/%s " ICSIM_SRC "/tests/mpi/%s.c", dir,

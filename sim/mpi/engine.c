@@ -956,6 +956,8 @@ int MPI_Request_free(MPI_Request *req)
   struct entry *e = find(*req);
   if (!icsim_runtime_get())
     return PMPI_Request_free(req);
+  if (icsim_pcoll_free(req))
+    return MPI_SUCCESS;
   if (!e) {
     int flag = 0;
     if (*req != MPI_REQUEST_NULL)
@@ -985,6 +987,9 @@ int MPI_Start(MPI_Request *req)
   if (!icsim_runtime_get())
     return PMPI_Start(req);
   icsim_charge_call("MPI_Start");
+  int rc;
+  if (req && icsim_pcoll_start(req, &rc)) /* a persistent collective (coll_persistent.c) */
+    return rc;
   return icsim_engine_start(req);
 }
 
@@ -994,7 +999,13 @@ int MPI_Startall(int n, MPI_Request reqs[])
     return PMPI_Startall(n, reqs);
   icsim_charge_call("MPI_Startall");
   for (int i = 0; i < n; i++) {
-    int rc = icsim_engine_start(&reqs[i]);
+    int rc;
+    if (icsim_pcoll_start(&reqs[i], &rc)) {
+      if (rc != MPI_SUCCESS)
+        return rc;
+      continue;
+    }
+    rc = icsim_engine_start(&reqs[i]);
     if (rc != MPI_SUCCESS)
       return rc;
   }

@@ -65,6 +65,11 @@ void icsim_inter_dup(MPI_Comm from, MPI_Comm to);
 void icsim_inter_freed(MPI_Comm comm);
 void icsim_inter_refuse(MPI_Comm comm, const char *call);
 
+/* coll_persistent.c: MPI_Start of a persistent collective runs it (1 and *RC, or 0 if REQ is not
+ * one); MPI_Request_free of one forgets it (1, or 0). */
+int icsim_pcoll_start(MPI_Request *req, int *rc);
+int icsim_pcoll_free(MPI_Request *req);
+
 /* attr_self.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
 void icsim_self_attrs_release(void);
 

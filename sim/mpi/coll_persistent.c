@@ -1,0 +1,215 @@
+/* Persistent collectives (MPI 4.0, 6.13): MPI_Bcast_init and the sixteen others, which neither
+ * SimGrid's SMPI 3.32 nor its mpi.h has. The call keeps its arguments and hands back a persistent
+ * request (an SMPI persistent send to self that is never started, as the progress engine's
+ * stand-ins); each MPI_Start runs the layer's blocking collective with those arguments at once,
+ * so the request is already complete when the program waits on it (an inactive persistent
+ * request: MPI_Wait and MPI_Test return at once). As for the layer's non-blocking collectives,
+ * the messages and costs are the blocking form's, charged at the start; a program that needs the
+ * collective to overlap something it posts after MPI_Start deadlocks, and icsim says so. */
+#include <stdlib.h>
+
+#include "layer.h"
+
+enum kind { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, GATHERV, SCATTER, SCATTERV, ALLGATHER, ALLGATHERV, ALLTOALL,
+            ALLTOALLV, ALLTOALLW, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, SCAN, EXSCAN };
+
+struct pcoll {
+  MPI_Request h; /* the program's handle */
+  enum kind kind;
+  const void *sbuf;
+  void *rbuf;
+  int scount, rcount, root;
+  MPI_Datatype stype, rtype;
+  const int *scounts, *sdispls, *rcounts, *rdispls;
+  const MPI_Datatype *stypes, *rtypes;
+  MPI_Op op;
+  MPI_Comm comm;
+  struct pcoll *next;
+};
+static struct pcoll *pcolls;
+
+static struct pcoll *find(MPI_Request h)
+{
+  if (h == MPI_REQUEST_NULL)
+    return NULL;
+  for (struct pcoll *p = pcolls; p; p = p->next)
+    if (p->h == h)
+      return p;
+  return NULL;
+}
+
+/* A new persistent collective request with the arguments in ARGS. */
+static int make(const struct pcoll *args, MPI_Request *req)
+{
+  if (!req)
+    return icsim_error(args->comm, "MPI_*_init", MPI_ERR_ARG);
+  struct pcoll *p = malloc(sizeof *p);
+  if (!p)
+    return icsim_error(args->comm, "MPI_*_init", MPI_ERR_NO_MEM);
+  int rc = PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req);
+  if (rc != MPI_SUCCESS) {
+    free(p);
+    return icsim_error(args->comm, "MPI_*_init", rc);
+  }
+  *p = *args;
+  p->h = *req;
+  p->next = pcolls;
+  pcolls = p;
+  return MPI_SUCCESS;
+}
+
+static int run(const struct pcoll *p)
+{
+  switch (p->kind) {
+  case BARRIER: return MPI_Barrier(p->comm);
+  case BCAST: return MPI_Bcast(p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case REDUCE: return MPI_Reduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->root, p->comm);
+  case ALLREDUCE: return MPI_Allreduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case GATHER: return MPI_Gather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case GATHERV:
+    return MPI_Gatherv(p->sbuf, p->scount, p->stype, p->rbuf, p->rcounts, p->rdispls, p->rtype, p->root, p->comm);
+  case SCATTER: return MPI_Scatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case SCATTERV:
+    return MPI_Scatterv(p->sbuf, p->scounts, p->sdispls, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case ALLGATHER: return MPI_Allgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm);
+  case ALLGATHERV:
+    return MPI_Allgatherv(p->sbuf, p->scount, p->stype, p->rbuf, p->rcounts, p->rdispls, p->rtype, p->comm);
+  case ALLTOALL: return MPI_Alltoall(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm);
+  case ALLTOALLV:
+    return MPI_Alltoallv(p->sbuf, p->scounts, p->sdispls, p->stype, p->rbuf, p->rcounts, p->rdispls, p->rtype,
+                         p->comm);
+  case ALLTOALLW:
+    return MPI_Alltoallw(p->sbuf, p->scounts, p->sdispls, p->stypes, p->rbuf, p->rcounts, p->rdispls, p->rtypes,
+                         p->comm);
+  case REDUCE_SCATTER: return MPI_Reduce_scatter(p->sbuf, p->rbuf, p->rcounts, p->rtype, p->op, p->comm);
+  case REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case SCAN: return MPI_Scan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case EXSCAN: return MPI_Exscan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  }
+  return MPI_ERR_INTERN;
+}
+
+/* MPI_Start of one of these: the collective runs now. Returns 1 with *RC set if REQ is one. */
+int icsim_pcoll_start(MPI_Request *req, int *rc)
+{
+  struct pcoll *p = pcolls ? find(*req) : NULL;
+  if (!p)
+    return 0;
+  *rc = run(p);
+  return 1;
+}
+
+/* MPI_Request_free of one of these: forget it. Returns 1 if REQ was one. */
+int icsim_pcoll_free(MPI_Request *req)
+{
+  if (!pcolls || !req)
+    return 0;
+  for (struct pcoll **pp = &pcolls; *pp; pp = &(*pp)->next)
+    if ((*pp)->h == *req) {
+      struct pcoll *p = *pp;
+      *pp = p->next;
+      free(p);
+      PMPI_Request_free(req);
+      return 1;
+    }
+  return 0;
+}
+
+#define MAKE(...)                                                                                                  \
+  do {                                                                                                             \
+    (void)info;                                                                                                    \
+    struct pcoll a = {.comm = comm, __VA_ARGS__};                                                                  \
+    return make(&a, req);                                                                                          \
+  } while (0)
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) { MAKE(.kind = BARRIER); }
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = BCAST, .rbuf = buf, .rcount = count, .rtype = type, .root = root);
+}
+int MPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = REDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op, .root = root);
+}
+int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+}
+int MPI_Gather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = GATHER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+       .rtype = rtype, .root = root);
+}
+int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                     const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
+       .rdispls = displs, .rtype = rtype, .root = root);
+}
+int MPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = SCATTER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+       .rtype = rtype, .root = root);
+}
+int MPI_Scatterv_init(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = SCATTERV, .sbuf = sbuf, .scounts = scounts, .sdispls = displs, .stype = stype, .rbuf = rbuf,
+       .rcount = rcount, .rtype = rtype, .root = root);
+}
+int MPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+       .rtype = rtype);
+}
+int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                        const int *displs, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
+       .rdispls = displs, .rtype = rtype);
+}
+int MPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = ALLTOALL, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+       .rtype = rtype);
+}
+int MPI_Alltoallv_init(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
+                       const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req)
+{
+  MAKE(.kind = ALLTOALLV, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls, .stype = stype, .rbuf = rbuf,
+       .rcounts = rcounts, .rdispls = rdispls, .rtype = rtype);
+}
+int MPI_Alltoallw_init(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
+                       void *rbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = ALLTOALLW, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls, .stypes = stypes, .rbuf = rbuf,
+       .rcounts = rcounts, .rdispls = rdispls, .rtypes = rtypes);
+}
+int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts, .rtype = type, .op = op);
+}
+int MPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = REDUCE_SCATTER_BLOCK, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+}
+int MPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req)
+{
+  MAKE(.kind = SCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+}
+int MPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *req)
+{
+  MAKE(.kind = EXSCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+}
