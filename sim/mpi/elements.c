@@ -99,6 +99,8 @@ static int walk(MPI_Datatype t, MPI_Count *left, MPI_Count *elements, int depth)
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
     case MPI_COMBINER_HVECTOR_INTEGER:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK: /* count blocks of blocklength each */
       rc = blocks(types[0], (MPI_Count)ints[0] * ints[1], left, elements, depth);
       break;
     case MPI_COMBINER_INDEXED:
@@ -106,10 +108,6 @@ static int walk(MPI_Datatype t, MPI_Count *left, MPI_Count *elements, int depth)
     case MPI_COMBINER_HINDEXED_INTEGER:
       for (int i = 0; i < ints[0] && rc == MPI_SUCCESS && *left > 0; i++)
         rc = blocks(types[0], ints[1 + i], left, elements, depth);
-      break;
-    case MPI_COMBINER_INDEXED_BLOCK:
-    case MPI_COMBINER_HINDEXED_BLOCK:
-      rc = blocks(types[0], (MPI_Count)ints[0] * ints[1], left, elements, depth);
       break;
     case MPI_COMBINER_STRUCT:
     case MPI_COMBINER_STRUCT_INTEGER:

@@ -726,21 +726,17 @@ ALIAS(mpi_comm_size)
 void mpi_comm_rank_(int *comm, int *rank, int *ierr) { *ierr = MPI_Comm_rank(COMM(comm), rank); }
 ALIAS(mpi_comm_rank)
 
-void mpi_comm_remote_group_(int *comm, int *group, int *ierr)
-{
-  MPI_Group g = MPI_GROUP_NULL;
-  *ierr = MPI_Comm_remote_group(COMM(comm), &g);
-  *group = *ierr == MPI_SUCCESS ? MPI_Group_c2f(g) : -1;
-}
-ALIAS(mpi_comm_remote_group)
-
-void mpi_comm_group_(int *comm, int *group, int *ierr)
-{
-  MPI_Group g = MPI_GROUP_NULL;
-  *ierr = MPI_Comm_group(COMM(comm), &g);
-  *group = *ierr == MPI_SUCCESS ? MPI_Group_c2f(g) : -1;
-}
-ALIAS(mpi_comm_group)
+/* A group a call made: its Fortran handle, -1 when the call failed (as new_comm) */
+#define GROUP_OUT(fname, call)                                                                                     \
+  void fname##_(int *comm, int *group, int *ierr)                                                                  \
+  {                                                                                                                \
+    MPI_Group g = MPI_GROUP_NULL;                                                                                  \
+    *ierr = call(COMM(comm), &g);                                                                                  \
+    *group = *ierr == MPI_SUCCESS ? MPI_Group_c2f(g) : -1;                                                         \
+  }                                                                                                                \
+  ALIAS(fname)
+GROUP_OUT(mpi_comm_remote_group, MPI_Comm_remote_group)
+GROUP_OUT(mpi_comm_group, MPI_Comm_group)
 
 void mpi_comm_split_(int *comm, int *color, int *key, int *newcomm, int *ierr)
 {

@@ -19,18 +19,15 @@
 #include "layer.h"
 
 struct inter {
-  MPI_Comm u;              /* this rank's handle of the union communicator */
-  int lsize, rsize, lrank; /* the local group's size and this rank in it; the
-                              remote group's size */
-  int *l2u, *r2u;          /* union rank of each local / remote rank */
-  int *u2r;                /* remote rank of each union rank, -1 for the local group's */
-  int local_first;         /* the local group comes first in the union (ties in
-                      MPI_Intercomm_merge) */
+  MPI_Comm u;          /* this rank's handle of the union communicator */
+  int lsize, rsize;    /* the local and the remote group's sizes */
+  int lbase, rbase;    /* the union ranks of their first members: each group is a block of the union */
+  int lrank;           /* this rank in the local group */
+  int local_first;     /* the local group's block comes first (ties in MPI_Intercomm_merge) */
   struct inter *next;
 };
 static struct inter *inters;
-static int ninters; /* 0 in nearly every run: every check below is then one
-                       comparison */
+static int ninters; /* 0 in nearly every run: every check below is then one comparison */
 
 static struct inter *find(MPI_Comm comm)
 {
@@ -49,7 +46,7 @@ int icsim_inter_peer(MPI_Comm comm, int rank)
   struct inter *x = find(comm);
   if (!x || rank < 0) /* MPI_PROC_NULL, MPI_ANY_SOURCE */
     return rank;
-  return rank < x->rsize ? x->r2u[rank] : -1000000; /* SMPI reports MPI_ERR_RANK */
+  return rank < x->rsize ? x->rbase + rank : -1000000; /* SMPI reports MPI_ERR_RANK */
 }
 
 int icsim_inter_source(MPI_Comm comm, int union_rank)
@@ -57,15 +54,8 @@ int icsim_inter_source(MPI_Comm comm, int union_rank)
   struct inter *x = find(comm);
   if (!x || union_rank < 0)
     return union_rank;
-  return x->u2r[union_rank];
-}
-
-static void inter_free(struct inter *x)
-{
-  free(x->l2u);
-  free(x->r2u);
-  free(x->u2r);
-  free(x);
+  int r = union_rank - x->rbase;
+  return r >= 0 && r < x->rsize ? r : -1;
 }
 
 static void forget(MPI_Comm comm)
@@ -74,44 +64,24 @@ static void forget(MPI_Comm comm)
     if ((*p)->u == comm) {
       struct inter *x = *p;
       *p = x->next;
-      inter_free(x);
+      free(x);
       ninters--;
       return;
     }
 }
 
-/* Record union communicator U: the local group's world ranks LW[0..LN), the remote group's RW. */
-static int record(MPI_Comm u, const int *lw, int ln, const int *rw, int rn, int local_first)
+/* Record union communicator U, whose first LN or RN ranks (LOCAL_FIRST says which) are the local
+ * group, the rest the remote one, each in its own order. */
+static int record(MPI_Comm u, int ln, int rn, int local_first)
 {
   struct inter *x = calloc(1, sizeof *x);
-  int n = ln + rn;
-  if (!x || !(x->l2u = malloc(sizeof(int) * (size_t)ln)) || !(x->r2u = malloc(sizeof(int) * (size_t)(rn ? rn : 1))) ||
-      !(x->u2r = malloc(sizeof(int) * (size_t)n))) {
-    if (x)
-      inter_free(x);
+  if (!x)
     return MPI_ERR_NO_MEM;
-  }
-  x->u = u;
-  x->lsize = ln;
-  x->rsize = rn;
-  x->local_first = local_first;
-  /* the union's ranks follow the world ranks of the group made for it: the
-   * first group, then the other, each in its own order */
-  for (int i = 0; i < ln; i++)
-    x->l2u[i] = local_first ? i : rn + i;
-  for (int i = 0; i < rn; i++)
-    x->r2u[i] = local_first ? ln + i : i;
-  for (int i = 0; i < n; i++)
-    x->u2r[i] = -1;
-  for (int i = 0; i < rn; i++)
-    x->u2r[x->r2u[i]] = i;
-  int me = icsim_my_rank();
-  x->lrank = -1;
-  for (int i = 0; i < ln; i++)
-    if (lw[i] == me)
-      x->lrank = i;
-  (void)rw;
-  x->next = inters;
+  int ur = -1;
+  PMPI_Comm_rank(u, &ur);
+  *x = (struct inter){.u = u, .lsize = ln, .rsize = rn, .lbase = local_first ? 0 : rn, .rbase = local_first ? ln : 0,
+                      .local_first = local_first, .next = inters};
+  x->lrank = ur - x->lbase;
   inters = x;
   ninters++;
   return MPI_SUCCESS;
@@ -180,7 +150,7 @@ int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int re
   PMPI_Group_free(&ug);
   PMPI_Group_free(&wg);
   if (rc == MPI_SUCCESS)
-    rc = record(*out, lw, ln, rw, rn, local_first);
+    rc = record(*out, ln, rn, local_first);
   free(uw);
   free(lw);
   free(rw);
@@ -204,7 +174,7 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
   int rc = PMPI_Allgather(&mine, 1, MPI_INT, highs, 1, MPI_INT, x->u);
   x = find(inter); /* other ranks ran meanwhile */
   if (rc == MPI_SUCCESS) {
-    int remote_high = x->rsize ? highs[x->r2u[0]] : 0;
+    int remote_high = x->rsize ? highs[x->rbase] : 0;
     /* the group that asked for "high" goes last; when both asked alike, the union's order decides */
     int local_first = mine != remote_high ? !mine : x->local_first;
     rc = PMPI_Comm_split(x->u, 0, (local_first ? 0 : n) + x->lrank, out);
@@ -218,23 +188,8 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
 void icsim_inter_dup(MPI_Comm from, MPI_Comm to)
 {
   struct inter *x = find(from);
-  if (!x || to == MPI_COMM_NULL)
-    return;
-  struct inter *y = calloc(1, sizeof *y);
-  int n = x->lsize + x->rsize;
-  if (!y)
-    return;
-  *y = *x;
-  y->u = to;
-  y->l2u = malloc(sizeof(int) * (size_t)x->lsize);
-  y->r2u = malloc(sizeof(int) * (size_t)(x->rsize ? x->rsize : 1));
-  y->u2r = malloc(sizeof(int) * (size_t)n);
-  memcpy(y->l2u, x->l2u, sizeof(int) * (size_t)x->lsize);
-  memcpy(y->r2u, x->r2u, sizeof(int) * (size_t)x->rsize);
-  memcpy(y->u2r, x->u2r, sizeof(int) * (size_t)n);
-  y->next = inters;
-  inters = y;
-  ninters++;
+  if (x && to != MPI_COMM_NULL)
+    record(to, x->lsize, x->rsize, x->local_first);
 }
 
 void icsim_inter_freed(MPI_Comm comm)
@@ -282,12 +237,13 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size)
   return MPI_SUCCESS;
 }
 
-/* The union's group, restricted to the ranks MAP names. */
-static int sub_group(const struct inter *x, const int *map, int k, MPI_Group *out)
+/* The union's group, restricted to the block of K ranks from BASE. */
+static int sub_group(const struct inter *x, int base, int k, MPI_Group *out)
 {
   MPI_Group ug;
   PMPI_Comm_group(x->u, &ug);
-  int rc = PMPI_Group_incl(ug, k, map, out);
+  int range[1][3] = {{base, base + k - 1, 1}};
+  int rc = PMPI_Group_range_incl(ug, 1, range, out);
   PMPI_Group_free(&ug);
   return rc;
 }
@@ -298,7 +254,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
   if (!x)
     return icsim_runtime_get() ? icsim_error(comm, "MPI_Comm_remote_group", MPI_ERR_COMM)
                                : PMPI_Comm_remote_group(comm, group);
-  return sub_group(x, x->r2u, x->rsize, group);
+  return sub_group(x, x->rbase, x->rsize, group);
 }
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
@@ -306,7 +262,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
   struct inter *x = find(comm);
   if (!x)
     return PMPI_Comm_group(comm, group);
-  return sub_group(x, x->l2u, x->lsize, group);
+  return sub_group(x, x->lbase, x->lsize, group);
 }
 
 /* What the layer does not do with an intercommunicator: say so and stop. */

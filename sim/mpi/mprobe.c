@@ -78,48 +78,46 @@ static int claim(MPI_Comm comm, const MPI_Status *st, MPI_Message *msg)
   return MPI_SUCCESS;
 }
 
+/* Both matched probes: FLAG null for the blocking one. */
+static int matched_probe(const char *call, int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                         MPI_Status *status)
+{
+  icsim_charge_call(call);
+  int found = 1;
+  if (src == MPI_PROC_NULL) {
+    *msg = MPI_MESSAGE_NO_PROC;
+    proc_null_status(status);
+  } else {
+    icsim_engine_poll();
+    MPI_Status st;
+    int rc = flag ? PMPI_Iprobe(icsim_inter_peer(comm, src), tag, comm, &found, &st)
+                  : PMPI_Probe(icsim_inter_peer(comm, src), tag, comm, &st);
+    if (rc == MPI_SUCCESS && found)
+      rc = claim(comm, &st, msg); /* with the union rank, on an intercommunicator */
+    if (rc != MPI_SUCCESS)
+      return icsim_error(comm, call, rc);
+    if (found) {
+      st.MPI_SOURCE = icsim_inter_source(comm, st.MPI_SOURCE);
+      set_status(status, &st);
+    }
+  }
+  if (flag)
+    *flag = found;
+  return MPI_SUCCESS;
+}
+
 int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
 {
   if (!ACTIVE())
     return PMPI_Mprobe(src, tag, comm, msg, status);
-  icsim_charge_call("MPI_Mprobe");
-  if (src == MPI_PROC_NULL) {
-    *msg = MPI_MESSAGE_NO_PROC;
-    proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  icsim_engine_poll();
-  MPI_Status st;
-  int rc = PMPI_Probe(icsim_inter_peer(comm, src), tag, comm, &st);
-  if (rc == MPI_SUCCESS)
-    rc = claim(comm, &st, msg);
-  st.MPI_SOURCE = icsim_inter_source(comm, st.MPI_SOURCE);
-  if (rc == MPI_SUCCESS)
-    set_status(status, &st);
-  return icsim_error(comm, "MPI_Mprobe", rc);
+  return matched_probe("MPI_Mprobe", src, tag, comm, NULL, msg, status);
 }
 
 int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *status)
 {
   if (!ACTIVE())
     return PMPI_Improbe(src, tag, comm, flag, msg, status);
-  icsim_charge_call("MPI_Improbe");
-  if (src == MPI_PROC_NULL) {
-    *flag = 1;
-    *msg = MPI_MESSAGE_NO_PROC;
-    proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  icsim_engine_poll();
-  MPI_Status st;
-  int rc = PMPI_Iprobe(icsim_inter_peer(comm, src), tag, comm, flag, &st);
-  if (rc == MPI_SUCCESS && *flag) {
-    rc = claim(comm, &st, msg);
-    st.MPI_SOURCE = icsim_inter_source(comm, st.MPI_SOURCE);
-    if (rc == MPI_SUCCESS)
-      set_status(status, &st);
-  }
-  return icsim_error(comm, "MPI_Improbe", rc);
+  return matched_probe("MPI_Improbe", src, tag, comm, flag, msg, status);
 }
 
 /* Wait for the message *MSG holds and unpack it into COUNT elements of TYPE at BUF; frees it. */
