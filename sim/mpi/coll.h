@@ -23,9 +23,21 @@
 /* The one tag of collective traffic; it only ever travels on shadow communicators. */
 #define ICSIM_COLL_TAG 7
 
+/* An intercommunicator's collective (coll_inter.c): the traffic between the groups runs on the
+ * shadow of its union communicator (intercomm.c), the steps inside a group on LOCAL, an
+ * intracommunicator of the group's own (its shadow: the local part of the same collective). */
+struct icsim_coll_inter {
+  int lsize, rsize; /* the local and the remote group's sizes */
+  int lbase, rbase; /* their first members' ranks in the union (each group is a block of it) */
+  int lrank;        /* this rank in the local group */
+  MPI_Comm local;   /* the local group as an intracommunicator */
+};
+
 struct icsim_coll {
   MPI_Comm comm; /* the shadow (or, for a one-rank communicator, the user's: nothing is sent) */
-  int n, me;
+  int n, me;     /* of COMM: for an intercommunicator, the union's */
+  int is_inter;  /* an intercommunicator: INTER holds its groups */
+  struct icsim_coll_inter inter;
   int tag; /* the operation's own (ICSIM_COLL_TAG + its place in coll_comm.c's list), as MPICH gives
             * each collective a tag: a message an erroneous call left behind (counts that disagree)
             * cannot match a later collective of another kind */
@@ -33,8 +45,8 @@ struct icsim_coll {
 
 /* Entry of every collective. Returns 0 when the call must go to SMPI's PMPI_* (outside icsim,
  * or MPI_COMM_NULL so that SMPI reports the error); otherwise fills C: the blocking shadow of
- * COMM, or its separate non-blocking shadow when NONBLOCKING. Aborts the run (exit 3) with a
- * message naming CALL on an intercommunicator. */
+ * COMM, or its separate non-blocking shadow when NONBLOCKING; for one of the layer's
+ * intercommunicators, the shadow of its union and its groups (C->is_inter). */
 ICSIM_HIDDEN int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c);
 /* coll_check.c: the arguments' checks SMPI's own collectives make (MPI_SUCCESS or the error
  * class), before any message. Scan also checks MPI_Exscan and MPI_Reduce_scatter_block. */
@@ -141,5 +153,45 @@ ICSIM_HIDDEN int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, c
 ICSIM_HIDDEN int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts,
                                  const int *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
                                  const int *rdispls, const MPI_Datatype *rtypes);
+
+/* coll_inter.c: the collectives on an intercommunicator (MPI 3.1, 5.2.2), each called by the
+ * intracommunicator algorithm above of the same name when C->is_inter. ROOT is MPI_ROOT on the
+ * root, MPI_PROC_NULL on the rest of its group, the root's rank in the other group there. */
+/* intercomm.c: 1 and COMM's groups if it is one of the layer's intercommunicators, else 0. */
+ICSIM_HIDDEN int icsim_inter_info(MPI_Comm comm, struct icsim_coll_inter *out);
+ICSIM_HIDDEN int icsim_coll_local(const struct icsim_coll *c, struct icsim_coll *local);
+/* Make COMM's two shadows now if it has none (every member calls it). */
+ICSIM_HIDDEN void icsim_coll_prepare(MPI_Comm comm);
+ICSIM_HIDDEN int icsim_inter_check_root(const struct icsim_coll *c, int root);
+ICSIM_HIDDEN int icsim_inter_barrier(const struct icsim_coll *c);
+ICSIM_HIDDEN int icsim_inter_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root);
+ICSIM_HIDDEN int icsim_inter_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count,
+                                    MPI_Datatype t, MPI_Op op, int root);
+ICSIM_HIDDEN int icsim_inter_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count,
+                                       MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_inter_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbuf,
+                                            const int *rcounts, int rcount, MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_inter_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                    void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_inter_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                     void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_inter_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                     void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_inter_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                      const int *displs, MPI_Datatype stype, void *rbuf, int rcount,
+                                      MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_inter_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+                                       void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_inter_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount,
+                                        MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
+                                        MPI_Datatype rtype);
+/* all-to-all, -v and -w in one: per-peer counts and byte displacements, one type or one per peer */
+ICSIM_HIDDEN int icsim_inter_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                       const MPI_Aint *sdispls, const MPI_Datatype *stypes, void *rbuf,
+                                       const int *rcounts, const MPI_Aint *rdispls, const MPI_Datatype *rtypes);
+
+ICSIM_HIDDEN int icsim_inter_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+                                       const int *sdispls, int scount, MPI_Datatype stype, void *rbuf,
+                                       const int *rcounts, const int *rdispls, int rcount, MPI_Datatype rtype);
 
 #endif

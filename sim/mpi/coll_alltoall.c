@@ -221,6 +221,8 @@ static int uniform_ppn(const struct icsim_coll *c)
 int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype)
 {
+  if (c->is_inter)
+    return icsim_inter_alltoallv(c, sbuf, scounts, sdispls, 0, stype, rbuf, rcounts, rdispls, 0, rtype);
   struct blocks sb, rb;
   struct side r = side_of(&rb, c->n, rbuf, rcounts, rdispls, rtype, 0);
   int rc;
@@ -238,6 +240,8 @@ int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *sco
 int icsim_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    int rcount, MPI_Datatype rtype)
 {
+  if (c->is_inter)
+    return icsim_inter_alltoallv(c, sbuf, NULL, NULL, scount, stype, rbuf, NULL, NULL, rcount, rtype);
   int n = c->n;
   struct blocks sb, rb;
   struct side r = side_of(&rb, n, rbuf, NULL, NULL, rtype, rcount);
@@ -265,6 +269,15 @@ int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *sco
                     const MPI_Datatype *stypes, void *rbuf, const int *rcounts, const int *rdispls,
                     const MPI_Datatype *rtypes)
 {
+  if (c->is_inter) {
+    int n = c->inter.rsize;
+    MPI_Aint *d = malloc(sizeof *d * 2 * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++)
+      d[i] = sdispls[i], d[n + i] = rdispls[i];
+    int err = icsim_inter_alltoallw(c, sbuf, scounts, d, stypes, rbuf, rcounts, d + n, rtypes);
+    free(d);
+    return err;
+  }
   int n = c->n;
   MPI_Aint *sd = malloc((size_t)n * 2 * sizeof *sd), *rd = sd + n;
   for (int i = 0; i < n; i++) {

@@ -11,6 +11,8 @@
 /* Round k: send to me + 2^k, receive from me - 2^k; ceil(log2 n) rounds of zero-byte messages. */
 int icsim_barrier(const struct icsim_coll *c)
 {
+  if (c->is_inter)
+    return icsim_inter_barrier(c);
   int n = c->n, me = c->me;
   for (int k = 1; k < n; k <<= 1)
     icsim_coll_sendrecv(c, NULL, 0, MPI_BYTE, (me + k) % n, NULL, 0, MPI_BYTE, (me - k + n) % n);
@@ -103,6 +105,8 @@ static void allgather_pieces_ring(const struct icsim_coll *c, char *tmp, size_t 
 
 int icsim_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root)
 {
+  if (c->is_inter)
+    return icsim_inter_bcast(c, buf, count, t, root);
   int n = c->n;
   size_t nb = count > 0 ? (size_t)count * icsim_coll_size(t) : 0;
   enum icsim_coll_algo a = icsim_select_bcast(&icsim_runtime_get()->pf.mpi, nb, n);

@@ -32,7 +32,25 @@ static int buf_ok(const void *b, int n, MPI_Datatype t)
   return b == NULL && n > 0 && icsim_type_valid(t) && icsim_type_bytes(n, t) > 0 ? MPI_ERR_BUFFER : MPI_SUCCESS;
 }
 static int not_in_place(const void *b) { return b == MPI_IN_PLACE ? MPI_ERR_BUFFER : MPI_SUCCESS; }
-static int root_ok(const struct icsim_coll *c, int root) { return root < 0 || root >= c->n ? MPI_ERR_ROOT : MPI_SUCCESS; }
+/* On an intercommunicator (MPI 3.1, 5.2.2) the root says MPI_ROOT, the rest of its group
+ * MPI_PROC_NULL, the other group the root's rank there; the rooted checks below then check the
+ * root's receiving (or sending) side and the other group's other side, and nothing on the
+ * MPI_PROC_NULL ranks. Blocks are counted over the remote group. */
+static int root_ok(const struct icsim_coll *c, int root)
+{
+  if (c->is_inter)
+    return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->inter.rsize) ? MPI_SUCCESS
+                                                                                             : MPI_ERR_ROOT;
+  return root < 0 || root >= c->n ? MPI_ERR_ROOT : MPI_SUCCESS;
+}
+static int at_root(const struct icsim_coll *c, int root) { return c->is_inter ? root == MPI_ROOT : c->me == root; }
+static int peers(const struct icsim_coll *c) { return c->is_inter ? c->inter.rsize : c->n; }
+/* Nothing to check on an intercommunicator's MPI_PROC_NULL ranks (their arguments are ignored). */
+#define INTER_IDLE(c, root)                                                                                 \
+  do {                                                                                                     \
+    if ((c)->is_inter && (root) == MPI_PROC_NULL)                                                          \
+      return MPI_SUCCESS;                                                                                  \
+  } while (0)
 static int ptr_ok(const void *p, int err) { return p == NULL ? err : MPI_SUCCESS; }
 /* The kinds of predefined types SMPI 3.32 tells apart for reductions (its DT_FLAG_*), and which
  * kinds each predefined operation takes (smpi_op.cpp), as MPI 3.1, 5.9.2 lists them. */
@@ -106,6 +124,7 @@ static long long bytes(int count, MPI_Datatype t)
 
 int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int root)
 {
+  INTER_IDLE(c, root);
   TRY(count_ok(count));
   TRY(type_ok(t));
   TRY(buf_ok(buf, count, t));
@@ -115,12 +134,13 @@ int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MP
 int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
                        int rcount, MPI_Datatype rtype, int root)
 {
+  INTER_IDLE(c, root);
   if (sbuf != MPI_IN_PLACE) {
     TRY(count_ok(scount));
     TRY(type_ok(stype));
     TRY(buf_ok(sbuf, scount, stype));
   }
-  if (c->me == root) {
+  if (at_root(c, root)) {
     TRY(not_in_place(rbuf));
     TRY(type_ok(rtype));
     TRY(count_ok(rcount));
@@ -129,9 +149,9 @@ int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount,
     TRY(not_in_place(sbuf));
   }
   TRY(root_ok(c, root));
-  if (c->me == root && sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
-    TRY(distinct(sbuf, own_block(rbuf, (long long)c->me * rcount, rtype)));
-  if (c->me == root && sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+  if (at_root(c, root) && sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
+    TRY(c->is_inter ? MPI_SUCCESS : distinct(sbuf, own_block(rbuf, (long long)c->me * rcount, rtype)));
+  if (!c->is_inter && at_root(c, root) && sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
 }
@@ -139,12 +159,13 @@ int icsim_check_gather(const struct icsim_coll *c, const void *sbuf, int scount,
 int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
                         const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
 {
+  INTER_IDLE(c, root);
   if (sbuf != MPI_IN_PLACE) {
     TRY(type_ok(stype));
     TRY(count_ok(scount));
   }
   TRY(buf_ok(sbuf, scount, stype));
-  if (c->me == root) {
+  if (at_root(c, root)) {
     TRY(not_in_place(rbuf));
     TRY(type_ok(rtype));
     TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
@@ -153,20 +174,21 @@ int icsim_check_gatherv(const struct icsim_coll *c, const void *sbuf, int scount
     TRY(not_in_place(sbuf));
   }
   TRY(root_ok(c, root));
-  if (c->me == root)
-    for (int i = 0; i < c->n; i++) {
+  if (at_root(c, root))
+    for (int i = 0; i < peers(c); i++) {
       TRY(count_ok(rcounts[i]));
       TRY(buf_ok(rbuf, rcounts[i], rtype));
     }
-  if (c->me == root && sbuf != MPI_IN_PLACE && stype == rtype && scount != 0 && rcounts[c->me] != 0)
-    TRY(distinct(sbuf, own_block(rbuf, displs[c->me], rtype)));
+  if (!c->is_inter && at_root(c, root) && sbuf != MPI_IN_PLACE && stype == rtype && scount != 0 && rcounts[c->me] != 0)
+    TRY(c->is_inter ? MPI_SUCCESS : distinct(sbuf, own_block(rbuf, displs[c->me], rtype)));
   return MPI_SUCCESS;
 }
 
 int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
                         int rcount, MPI_Datatype rtype, int root)
 {
-  if (c->me == root) {
+  INTER_IDLE(c, root);
+  if (at_root(c, root)) {
     TRY(not_in_place(sbuf));
     TRY(count_ok(scount));
     TRY(type_ok(stype));
@@ -180,9 +202,9 @@ int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount
     TRY(buf_ok(rbuf, rcount, rtype));
   }
   TRY(root_ok(c, root));
-  if (c->me == root && rbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
-    TRY(distinct(rbuf, own_block(sbuf, (long long)c->me * scount, stype)));
-  if (c->me == root && rbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+  if (at_root(c, root) && rbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
+    TRY(c->is_inter ? MPI_SUCCESS : distinct(rbuf, own_block(sbuf, (long long)c->me * scount, stype)));
+  if (!c->is_inter && at_root(c, root) && rbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
 }
@@ -190,23 +212,24 @@ int icsim_check_scatter(const struct icsim_coll *c, const void *sbuf, int scount
 int icsim_check_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
                          MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype, int root)
 {
+  INTER_IDLE(c, root);
   if (rbuf != MPI_IN_PLACE) {
     TRY(count_ok(rcount));
     TRY(type_ok(rtype));
     TRY(buf_ok(rbuf, rcount, rtype));
   }
   TRY(root_ok(c, root));
-  if (c->me == root) {
+  if (at_root(c, root)) {
     TRY(not_in_place(sbuf));
     TRY(ptr_ok(scounts, MPI_ERR_COUNT));
     TRY(ptr_ok(displs, MPI_ERR_ARG));
     TRY(type_ok(stype));
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < peers(c); i++) {
       TRY(count_ok(scounts[i]));
       TRY(buf_ok(sbuf, scounts[i], stype));
     }
-    if (rbuf != MPI_IN_PLACE && stype == rtype && rcount != 0 && scounts[c->me] != 0)
-      TRY(distinct(rbuf, own_block(sbuf, displs[c->me], stype)));
+    if (!c->is_inter && rbuf != MPI_IN_PLACE && stype == rtype && rcount != 0 && scounts[c->me] != 0)
+      TRY(c->is_inter ? MPI_SUCCESS : distinct(rbuf, own_block(sbuf, displs[c->me], stype)));
   } else {
     TRY(not_in_place(rbuf));
   }
@@ -227,8 +250,8 @@ int icsim_check_allgather(const struct icsim_coll *c, const void *sbuf, int scou
   TRY(buf_ok(sbuf, scount, stype));
   TRY(buf_ok(rbuf, rcount, rtype));
   if (sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
-    TRY(distinct(sbuf, own_block(rbuf, (long long)c->me * rcount, rtype)));
-  if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+    TRY(c->is_inter ? MPI_SUCCESS : distinct(sbuf, own_block(rbuf, (long long)c->me * rcount, rtype)));
+  if (!c->is_inter && sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
 }
@@ -246,12 +269,12 @@ int icsim_check_allgatherv(const struct icsim_coll *c, const void *sbuf, int sco
     TRY(buf_ok(sbuf, scount, stype));
   }
   TRY(not_in_place(rbuf));
-  for (int i = 0; i < c->n; i++) {
+  for (int i = 0; i < peers(c); i++) {
     TRY(count_ok(rcounts[i]));
     TRY(buf_ok(rbuf, rcounts[i], rtype));
   }
-  if (sbuf != MPI_IN_PLACE && stype == rtype && scount != 0 && rcounts[c->me] != 0)
-    TRY(distinct(sbuf, own_block(rbuf, displs[c->me], rtype)));
+  if (!c->is_inter && sbuf != MPI_IN_PLACE && stype == rtype && scount != 0 && rcounts[c->me] != 0)
+    TRY(c->is_inter ? MPI_SUCCESS : distinct(sbuf, own_block(rbuf, displs[c->me], rtype)));
   return MPI_SUCCESS;
 }
 
@@ -269,7 +292,7 @@ int icsim_check_alltoall(const struct icsim_coll *c, const void *sbuf, int scoun
   TRY(buf_ok(rbuf, rcount, rtype));
   if (sbuf != MPI_IN_PLACE && stype == rtype && scount == rcount && scount != 0)
     TRY(distinct(sbuf, rbuf));
-  if (sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
+  if (!c->is_inter && sbuf != MPI_IN_PLACE && bytes(rcount, rtype) != bytes(scount, stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
 }
@@ -285,7 +308,7 @@ int icsim_check_alltoallv(const struct icsim_coll *c, const void *sbuf, const in
   TRY(type_ok(rtype));
   TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
   TRY(ptr_ok(rdispls, MPI_ERR_ARG));
-  for (int i = 0; i < c->n; i++) {
+  for (int i = 0; i < peers(c); i++) {
     if (sbuf != MPI_IN_PLACE) {
       TRY(buf_ok(sbuf, scounts[i], stype));
       TRY(count_ok(scounts[i]));
@@ -295,7 +318,7 @@ int icsim_check_alltoallv(const struct icsim_coll *c, const void *sbuf, const in
   }
   if (sbuf != MPI_IN_PLACE && stype == rtype && scounts == rcounts)
     TRY(distinct(sbuf, rbuf));
-  if (sbuf != MPI_IN_PLACE && bytes(rcounts[c->me], rtype) != bytes(scounts[c->me], stype))
+  if (!c->is_inter && sbuf != MPI_IN_PLACE && bytes(rcounts[c->me], rtype) != bytes(scounts[c->me], stype))
     return MPI_ERR_TRUNCATE;
   return MPI_SUCCESS;
 }
@@ -312,7 +335,7 @@ int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const in
   TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
   TRY(ptr_ok(rdispls, MPI_ERR_ARG));
   TRY(ptr_ok(rtypes, MPI_ERR_TYPE));
-  for (int i = 0; i < c->n; i++) {
+  for (int i = 0; i < peers(c); i++) {
     if (sbuf != MPI_IN_PLACE) {
       TRY(count_ok(scounts[i]));
       TRY(type_ok(stypes[i]));
@@ -330,16 +353,18 @@ int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const in
 int icsim_check_reduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count, MPI_Datatype t,
                        MPI_Op op, int root)
 {
+  INTER_IDLE(c, root);
   TRY(type_ok(t));
   TRY(count_ok(count));
-  TRY(buf_ok(sbuf, count, t));
-  if (c->me == root) {
+  if (!c->is_inter || root != MPI_ROOT)
+    TRY(buf_ok(sbuf, count, t));
+  if (at_root(c, root)) {
     TRY(not_in_place(rbuf));
     TRY(buf_ok(rbuf, count, t));
   }
   TRY(op_ok(op, t));
   TRY(root_ok(c, root));
-  return c->me == root && count > 0 && sbuf != MPI_IN_PLACE ? distinct(sbuf, rbuf) : MPI_SUCCESS;
+  return !c->is_inter && at_root(c, root) && count > 0 && sbuf != MPI_IN_PLACE ? distinct(sbuf, rbuf) : MPI_SUCCESS;
 }
 
 int icsim_check_allreduce(const struct icsim_coll *c, const void *sbuf, const void *rbuf, int count, MPI_Datatype t,
@@ -376,7 +401,7 @@ int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, con
   TRY(ptr_ok(rcounts, MPI_ERR_COUNT));
   TRY(op_ok(op, t));
   long long sum = 0;
-  for (int i = 0; i < c->n; i++) {
+  for (int i = 0; i < (c->is_inter ? c->inter.lsize : c->n); i++) {
     TRY(count_ok(rcounts[i]));
     TRY(buf_ok(sbuf, rcounts[i], t));
     TRY(buf_ok(rbuf, rcounts[i], t));

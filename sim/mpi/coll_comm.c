@@ -120,8 +120,8 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) /* not a valid communicator: SMPI says so */
     return 0;
-  icsim_inter_refuse(comm, call); /* the layer's own intercommunicators (intercomm.c) */
-  if (inter) {
+  c->is_inter = icsim_inter_info(comm, &c->inter); /* the layer's own intercommunicators (intercomm.c) */
+  if (inter && !c->is_inter) {
     fprintf(stderr,
             "icsim: %s on an intercommunicator: the MPI layer's collectives are built for intracommunicators "
             "only (SMPI 3.32 implements no MPI_Intercomm_create, so no intercommunicator is expected here)\n",
@@ -142,6 +142,36 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
     *dup = make_shadow(comm);
   c->comm = *dup;
   return 1;
+}
+
+void icsim_coll_prepare(MPI_Comm comm)
+{
+  int n = 1;
+  PMPI_Comm_size(comm, &n);
+  if (n < 2)
+    return;
+  struct shadow *s = shadows_of(comm);
+  if (s->coll == MPI_COMM_NULL)
+    s->coll = make_shadow(comm);
+  if (s->nbc == MPI_COMM_NULL)
+    s->nbc = make_shadow(comm);
+}
+
+/* The local group's part of intercommunicator collective C: its intracommunicator's shadow (the
+ * blocking one: an intercommunicator's non-blocking collectives also complete at the call). */
+int icsim_coll_local(const struct icsim_coll *c, struct icsim_coll *local)
+{
+  MPI_Comm comm = c->inter.local;
+  *local = (struct icsim_coll){.comm = comm, .tag = c->tag};
+  PMPI_Comm_size(comm, &local->n);
+  PMPI_Comm_rank(comm, &local->me);
+  if (local->n > 1) {
+    struct shadow *s = shadows_of(comm);
+    if (s->coll == MPI_COMM_NULL)
+      s->coll = make_shadow(comm);
+    local->comm = s->coll;
+  }
+  return MPI_SUCCESS;
 }
 
 /* SMPI's own non-blocking barrier on MPI_COMM_SELF: one rank, so no message and no

@@ -29,6 +29,8 @@ static int min(int a, int b) { return a < b ? a : b; }
 int icsim_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                  int rcount, MPI_Datatype rtype, int root)
 {
+  if (c->is_inter)
+    return icsim_inter_gather(c, sbuf, scount, stype, rbuf, rcount, rtype, root);
   int n = c->n, me = c->me, rel = (me - root + n) % n;
   int inplace = me == root && sbuf == MPI_IN_PLACE;
   const char *in = inplace ? NULL : icsim_coll_addr(sbuf);
@@ -65,6 +67,8 @@ int icsim_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_D
 int icsim_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   int rcount, MPI_Datatype rtype, int root)
 {
+  if (c->is_inter)
+    return icsim_inter_scatter(c, sbuf, scount, stype, rbuf, rcount, rtype, root);
   int n = c->n, me = c->me, rel = (me - root + n) % n;
   int inplace = me == root && rbuf == MPI_IN_PLACE;
   const char *in = icsim_coll_addr(sbuf);
@@ -99,6 +103,8 @@ int icsim_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_
 int icsim_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
 {
+  if (c->is_inter)
+    return icsim_inter_gatherv(c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
   int n = c->n, me = c->me;
   int inplace = me == root && sbuf == MPI_IN_PLACE;
   const char *in = inplace ? NULL : icsim_coll_addr(sbuf);
@@ -126,6 +132,8 @@ int icsim_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_
 int icsim_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
                    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root)
 {
+  if (c->is_inter)
+    return icsim_inter_scatterv(c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
   int n = c->n, me = c->me;
   int inplace = me == root && rbuf == MPI_IN_PLACE;
   char *out = inplace ? NULL : icsim_coll_addr(rbuf);
@@ -223,6 +231,8 @@ static void allgather_ring(const struct icsim_coll *c, struct gathered *g)
 int icsim_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                      const int *rcounts, const int *displs, MPI_Datatype rtype)
 {
+  if (c->is_inter)
+    return icsim_inter_allgatherv(c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   MPI_Aint rext = icsim_coll_extent(rtype);
@@ -262,6 +272,8 @@ int icsim_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, M
 int icsim_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                     int rcount, MPI_Datatype rtype)
 {
+  if (c->is_inter)
+    return icsim_inter_allgather(c, sbuf, scount, stype, rbuf, rcount, rtype);
   int n = c->n;
   int *counts = malloc((size_t)n * 2 * sizeof *counts), *displs = counts + n;
   for (int i = 0; i < n; i++) {

@@ -252,6 +252,8 @@ static int reduce_rabenseifner(const struct icsim_coll *c, const char *in, char 
 int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
                  int root)
 {
+  if (c->is_inter)
+    return icsim_inter_reduce(c, sbuf, rbuf, count, t, op, root);
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
   if (!icsim_coll_commutative(op))
@@ -346,6 +348,8 @@ static int allreduce_rabenseifner(const struct icsim_coll *c, char *out, int cou
 
 int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op)
 {
+  if (c->is_inter)
+    return icsim_inter_allreduce(c, sbuf, rbuf, count, t, op);
   char *out = icsim_coll_addr(rbuf);
   if (sbuf != MPI_IN_PLACE)
     icsim_coll_copy(icsim_coll_addr(sbuf), count, t, out, count, t);
@@ -361,6 +365,8 @@ int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, in
 int icsim_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbuf, const int *rcounts,
                          MPI_Datatype t, MPI_Op op)
 {
+  if (c->is_inter)
+    return icsim_inter_reduce_scatter(c, sbuf, rbuf, rcounts, 0, t, op);
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
@@ -381,6 +387,8 @@ int icsim_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbu
 int icsim_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, void *rbuf, int rcount, MPI_Datatype t,
                                MPI_Op op)
 {
+  if (c->is_inter)
+    return icsim_inter_reduce_scatter(c, sbuf, rbuf, NULL, rcount, t, op);
   int *counts = malloc((size_t)c->n * sizeof *counts);
   for (int i = 0; i < c->n; i++)
     counts[i] = rcount;
@@ -396,6 +404,8 @@ int icsim_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, voi
 int icsim_scan(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
                int exclusive)
 {
+  if (c->is_inter) /* not defined on intercommunicators (MPI 3.1, 5.11) */
+    return MPI_ERR_COMM;
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);

@@ -9,13 +9,17 @@
  * answer for the local group, _remote_size and _remote_group for the other; MPI_Intercomm_merge
  * splits the union communicator, the group asking for "high" last; MPI_Comm_dup keeps the record.
  *
- * Not done, and refused with a message: collective operations on an intercommunicator (their
- * rooted forms and the group-to-group semantics: the layer's collectives are built for
- * intracommunicators), and making communicators from one (split, create). */
+ * MPI_Comm_split and MPI_Comm_create of an intercommunicator make intercommunicators (split each
+ * group by color; keep the given subgroup of each), as new unions of the same block order.
+ * Collective operations: coll_inter.c, on the union's shadow and on each group's own
+ * intracommunicator (made on the first collective, with the group's members in their order).
+ * Still refused with a message: MPI_Comm_split_type and MPI_Comm_create_group (MPI defines them
+ * for intracommunicators only). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "layer.h"
 
 struct inter {
@@ -24,6 +28,7 @@ struct inter {
   int lbase, rbase;    /* the union ranks of their first members: each group is a block of the union */
   int lrank;           /* this rank in the local group */
   int local_first;     /* the local group's block comes first (ties in MPI_Intercomm_merge) */
+  MPI_Comm local;      /* the local group as an intracommunicator, for collectives; made on the first */
   struct inter *next;
 };
 static struct inter *inters;
@@ -64,14 +69,27 @@ static void forget(MPI_Comm comm)
     if ((*p)->u == comm) {
       struct inter *x = *p;
       *p = x->next;
+      if (x->local != MPI_COMM_NULL)
+        PMPI_Comm_free(&x->local);
       free(x);
       ninters--;
       return;
     }
 }
 
+/* The end of an SMPI call that makes a communicator, on every member of union U: SMPI's split lets a
+ * rank go once it has its part (one that gets no communicator, at once) while its root still sends
+ * the others theirs, and a message the program sends next (announced by the layer) could then be
+ * taken for one of SMPI's of the same size between the same hosts, or the other way round. SMPI's
+ * barrier, its messages SMPI's too, lets every member out together. */
+static void settle(MPI_Comm u) { PMPI_Barrier(u); }
+
 /* Record union communicator U, whose first LN or RN ranks (LOCAL_FIRST says which) are the local
- * group, the rest the remote one, each in its own order. */
+ * group, the rest the remote one, each in its own order. Every member of U calls it: it also makes
+ * what the intercommunicator's collectives run on (coll_inter.c), now rather than at the first
+ * collective, where only some ranks would be inside SMPI's calls: the local group's own
+ * intracommunicator (a split of the union by block) and the shadows of both. Their messages are
+ * SMPI's, and one settle ends them all. */
 static int record(MPI_Comm u, int ln, int rn, int local_first)
 {
   struct inter *x = calloc(1, sizeof *x);
@@ -80,10 +98,20 @@ static int record(MPI_Comm u, int ln, int rn, int local_first)
   int ur = -1;
   PMPI_Comm_rank(u, &ur);
   *x = (struct inter){.u = u, .lsize = ln, .rsize = rn, .lbase = local_first ? 0 : rn, .rbase = local_first ? ln : 0,
-                      .local_first = local_first, .next = inters};
+                      .local_first = local_first, .local = MPI_COMM_NULL, .next = inters};
   x->lrank = ur - x->lbase;
   inters = x;
   ninters++;
+  struct icsim_runtime *rt = icsim_runtime_get();
+  int me = icsim_my_rank();
+  MPI_Comm local = MPI_COMM_NULL;
+  icsim_runtime_internal_enter(rt, me);
+  PMPI_Comm_split(u, x->lbase, x->lrank, &local);
+  icsim_coll_prepare(local);
+  icsim_coll_prepare(u);
+  settle(u);
+  icsim_runtime_internal_leave(rt, me);
+  x->local = local; /* X is this rank's: only its MPI_Comm_free frees it */
   return MPI_SUCCESS;
 }
 
@@ -265,18 +293,119 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
   return sub_group(x, x->lbase, x->lsize, group);
 }
 
+/* For a collective on COMM (coll_inter.c): 1 and its groups in *OUT if it is one of the layer's
+ * intercommunicators, else 0. */
+int icsim_inter_info(MPI_Comm comm, struct icsim_coll_inter *out)
+{
+  struct inter *x = find(comm);
+  if (!x)
+    return 0;
+  *out = (struct icsim_coll_inter){.lsize = x->lsize, .rsize = x->rsize, .lbase = x->lbase, .rbase = x->rbase,
+                                   .lrank = x->lrank, .local = x->local};
+  return 1;
+}
+
+/* A new intercommunicator of the members of X's union that give the same COLOR (>= 0; MPI_UNDEFINED:
+ * not a member): the local ones are ranked by POS (their new local ranks), the remote ones likewise;
+ * the union keeps X's block order. LN and RN are the new groups' sizes (none: no communicator);
+ * every member of the union calls this. */
+static int make_sub(struct inter *x, int color, int pos, int ln, int rn, MPI_Comm *out)
+{
+  int n = x->lsize + x->rsize, local_first = x->local_first;
+  struct icsim_runtime *rt = icsim_runtime_get();
+  int me = icsim_my_rank();
+  icsim_runtime_internal_enter(rt, me);
+  int rc = PMPI_Comm_split(x->u, ln > 0 && rn > 0 ? color : MPI_UNDEFINED, (local_first ? 0 : n) + pos, out);
+  if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL)
+    rc = record(*out, ln, rn, local_first);
+  settle(x->u); /* the members of the old union that are not in the new one wait for it too */
+  icsim_runtime_internal_leave(rt, me);
+  return rc;
+}
+
+/* Every member's two integers, in union order (SMPI's allgather: its messages are SMPI's). */
+static int *exchange(struct inter *x, int a, int b)
+{
+  int n = x->lsize + x->rsize, mine[2] = {a, b}, *all = malloc(sizeof(int) * 2 * (size_t)n);
+  struct icsim_runtime *rt = icsim_runtime_get();
+  int me = icsim_my_rank();
+  icsim_runtime_internal_enter(rt, me);
+  PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, x->u);
+  icsim_runtime_internal_leave(rt, me);
+  return all;
+}
+
+/* Of the BASE block's K members, those of color COLOR, and the rank among them (by key, then by
+ * old rank) of member WHO (-1: not asked). */
+static int count_color(const int *all, int base, int k, int color, int who, int *pos)
+{
+  int c = 0;
+  for (int i = 0; i < k; i++) {
+    const int *e = all + 2 * (base + i);
+    if (e[0] != color)
+      continue;
+    c++;
+    if (who >= 0 && i != who) {
+      const int *w = all + 2 * (base + who);
+      if (e[1] < w[1] || (e[1] == w[1] && i < who))
+        (*pos)++;
+    }
+  }
+  return c;
+}
+
+/* MPI_Comm_split of an intercommunicator (MPI 3.1, 6.4.2): each group is split by color, and the
+ * parts of the same color in the two groups form an intercommunicator; a color only one group
+ * has gives MPI_COMM_NULL. */
+int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
+{
+  icsim_charge_call("MPI_Comm_split");
+  struct inter *x = find(comm);
+  if (!out)
+    return icsim_error(comm, "MPI_Comm_split", MPI_ERR_ARG);
+  if (color < 0 && color != MPI_UNDEFINED)
+    return icsim_error(comm, "MPI_Comm_split", MPI_ERR_ARG);
+  int *all = exchange(x, color, key);
+  x = find(comm);
+  int pos = 0, ln = 0, rn = 0;
+  if (color != MPI_UNDEFINED) {
+    ln = count_color(all, x->lbase, x->lsize, color, x->lrank, &pos);
+    rn = count_color(all, x->rbase, x->rsize, color, -1, &pos);
+  }
+  free(all);
+  *out = MPI_COMM_NULL;
+  return icsim_error(comm, "MPI_Comm_split", make_sub(x, color, pos, ln, rn, out));
+}
+
+/* MPI_Comm_create of an intercommunicator (MPI 3.1, 6.4.2): GROUP is a subgroup of the local
+ * group (every member of a group gives the same); the result joins it with the subgroup the
+ * other group gave, or is MPI_COMM_NULL when either is empty or this rank is in neither. */
+int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out)
+{
+  icsim_charge_call("MPI_Comm_create");
+  if (!out || group == MPI_GROUP_NULL)
+    return icsim_error(comm, "MPI_Comm_create", !out ? MPI_ERR_ARG : MPI_ERR_GROUP);
+  int pos = MPI_UNDEFINED, size = 0;
+  PMPI_Group_rank(group, &pos);
+  PMPI_Group_size(group, &size);
+  struct inter *x = find(comm);
+  int *all = exchange(x, pos, size);
+  x = find(comm);
+  int ln = all[2 * x->lbase + 1], rn = all[2 * x->rbase + 1];
+  free(all);
+  *out = MPI_COMM_NULL;
+  return icsim_error(comm, "MPI_Comm_create", make_sub(x, pos == MPI_UNDEFINED ? MPI_UNDEFINED : 0, pos == MPI_UNDEFINED ? 0 : pos, ln, rn, out));
+}
+
 /* What the layer does not do with an intercommunicator: say so and stop. */
 void icsim_inter_refuse(MPI_Comm comm, const char *call)
 {
   if (!find(comm))
     return;
   fprintf(stderr,
-          "icsim: %s on an intercommunicator: the MPI layer supports "
-          "MPI_Intercomm_create, MPI_Intercomm_merge, "
-          "MPI_Comm_dup and point-to-point on intercommunicators, not "
-          "collective operations nor new "
-          "communicators made from one (SimGrid's SMPI 3.32 has no "
-          "intercommunicators at all)\n",
+          "icsim: %s on an intercommunicator: MPI defines it for intracommunicators only (the MPI layer "
+          "takes point-to-point, collectives, MPI_Comm_dup, _split, _create and MPI_Intercomm_merge on "
+          "intercommunicators; SimGrid's SMPI 3.32 has none of its own)\n",
           call);
   icsim_stop(3);
 }

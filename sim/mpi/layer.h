@@ -57,13 +57,17 @@ void icsim_topo_mark_cart(MPI_Comm comm);
 
 /* intercomm.c: intercommunicators kept as a union communicator and a rank map. icsim_inter_peer:
  * the union rank of remote rank RANK (other values unchanged); icsim_inter_source: the remote rank
- * of union rank R; icsim_inter_refuse stops the run when COMM is an intercommunicator. */
+ * of union rank R; icsim_inter_refuse stops the run when COMM is an intercommunicator (for the calls
+ * MPI defines on intracommunicators only). */
 int icsim_inter_of(MPI_Comm comm);
 int icsim_inter_peer(MPI_Comm comm, int rank);
 int icsim_inter_source(MPI_Comm comm, int union_rank);
 void icsim_inter_dup(MPI_Comm from, MPI_Comm to);
 void icsim_inter_freed(MPI_Comm comm);
 void icsim_inter_refuse(MPI_Comm comm, const char *call);
+/* MPI_Comm_split and MPI_Comm_create of an intercommunicator (the layer's entry points call them). */
+int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out);
+int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out);
 
 /* coll_persistent.c: MPI_Start of a persistent collective runs it (1 and *RC, or 0 if REQ is not
  * one); MPI_Request_free of one forgets it (1, or 0). */

@@ -461,19 +461,25 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
     icsim_inter_dup(comm, *out);
   return rc;
 }
-/* Communicators made from another: not from an intercommunicator (intercomm.c refuses). */
-#define COMM_MAKER(NAME, PARAMS, ARGS)                                                                      \
+/* Communicators made from another. From an intercommunicator: split and create make
+ * intercommunicators (intercomm.c); split_type and create_group are refused (intracommunicators
+ * only). */
+#define COMM_MAKER(NAME, PARAMS, ARGS, INTER)                                                               \
   int MPI_##NAME PARAMS                                                                                    \
   {                                                                                                        \
-    icsim_inter_refuse(comm, "MPI_" #NAME);                                                                \
+    if (icsim_inter_of(comm))                                                                              \
+      INTER;                                                                                               \
     internal_enter("MPI_" #NAME);                                                                         \
     return internal_leave(PMPI_##NAME ARGS);                                                               \
   }
-COMM_MAKER(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *out), (comm, color, key, out))
+COMM_MAKER(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *out), (comm, color, key, out),
+           return icsim_inter_split(comm, color, key, out))
 COMM_MAKER(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out),
-           (comm, type, key, info, out))
-COMM_MAKER(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *out), (comm, group, out))
-COMM_MAKER(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out), (comm, group, tag, out))
+           (comm, type, key, info, out), icsim_inter_refuse(comm, "MPI_Comm_split_type"))
+COMM_MAKER(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *out), (comm, group, out),
+           return icsim_inter_create(comm, group, out))
+COMM_MAKER(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out), (comm, group, tag, out),
+           icsim_inter_refuse(comm, "MPI_Comm_create_group"))
 /* Cartesian communicators: SMPI's messages bracketed, and the result marked for MPI_Topo_test
  * (topology.c: SMPI's is a stub). */
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out)
@@ -493,5 +499,12 @@ int MPI_Cart_sub(MPI_Comm comm, const int *remain, MPI_Comm *out)
     icsim_topo_mark_cart(*out);
   return rc;
 }
-INTERNAL(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *out), (comm, info, out))
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *out)
+{
+  internal_enter("MPI_Comm_dup_with_info");
+  int rc = internal_leave(PMPI_Comm_dup_with_info(comm, info, out));
+  if (rc == MPI_SUCCESS && out && icsim_runtime_get())
+    icsim_inter_dup(comm, *out);
+  return rc;
+}
 /* Graph and distributed-graph creation: topology.c (SMPI 3.32's are stubs). */

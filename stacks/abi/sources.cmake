@@ -31,7 +31,9 @@ function(abi_adaptor target abi libname soversion)
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${libname} SOVERSION ${soversion}
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/abi/${abi} C_VISIBILITY_PRESET default)
   target_include_directories(${target} PRIVATE ${abi_dir}/adaptor ${abi_gen})
-  set_source_files_properties(${abi_gen}/target_tables.c PROPERTIES INCLUDE_DIRECTORIES ${SMPI_INCLUDE_DIR})
+  # the layer's MPI_ROOT (SMPI's is 0, a valid rank): the program's MPI_ROOT maps to it
+  set_source_files_properties(${abi_gen}/target_tables.c PROPERTIES INCLUDE_DIRECTORIES ${SMPI_INCLUDE_DIR}
+                              COMPILE_OPTIONS "-include;${CMAKE_SOURCE_DIR}/sim/mpi/mpi_root.h")
   target_compile_definitions(${target} PRIVATE ICSIM_LAYER_PATH="${CMAKE_BINARY_DIR}/lib/libicsim_mpi.so"
                                                ABI_HEADER="abi_${abi}.h")
   # -Bsymbolic: the adaptor's own calls stay inside it (it defines MPI_Send as the program sees it)

@@ -7,9 +7,8 @@
  * With the argument `collectives`, also a barrier and an allreduce on the intercommunicator (each
  * group gets the other group's sum). Correct MPI that prints No Errors on MPICH.
  *
- * SimGrid 3.32 implements no intercommunicators; the layer does (sim/mpi/intercomm.c), but not
- * collectives on them: with `collectives` the expectation under icsim is a loud refusal (a message
- * naming icsim and Intercomm, non-zero status), never a hang or a silent pass. */
+ * SimGrid 3.32 implements no intercommunicators; the layer does (sim/mpi/intercomm.c), with their
+ * collectives (coll_inter.c; intercomm_coll.c checks every one). */
 #include "suite.h"
 
 int main(int argc, char **argv)

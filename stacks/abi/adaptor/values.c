@@ -27,8 +27,8 @@ static int map(int v, const int *from, const int *to, const int *which, int n)
   } while (0)
 
 int abi_rank_in(int r) { MAP_IN(r, C_ANY_SOURCE, C_PROC_NULL, C_ROOT); }
-/* Not MPI_ROOT: a rank coming back (a status's source, a neighbour) is never it, and SMPI's MPI_ROOT
- * is 0, so rank 0 came back as the program's MPI_ROOT (-3 for MPICH, -4 for Open MPI). */
+/* MPI_ROOT goes to the layer's (sim/mpi/mpi_root.h: SMPI's own is 0). Not back: a rank coming back (a
+ * status's source, a neighbour) is never MPI_ROOT. */
 int abi_rank_out(int r) { MAP_OUT(r, C_ANY_SOURCE, C_PROC_NULL, C_UNDEFINED); }
 int abi_tag_in(int t) { MAP_IN(t, C_ANY_TAG); }
 int abi_undef_in(int v) { MAP_IN(v, C_UNDEFINED); }
