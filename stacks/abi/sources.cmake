@@ -82,6 +82,8 @@ foreach(mpi mpich openmpi)
       abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} ${k} ${abi_wl}/npb/${k}.c ${abi_wl}/npb/npb.c)
     endforeach()
     abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} abi_checks ${abi_dir}/tests/progs/abi_checks.c)
+    # intercommunicator collectives: MPI_ROOT and MPI_PROC_NULL roots, remote-group-long arrays
+    abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} intercomm_coll ${CMAKE_SOURCE_DIR}/tests/mpi/intercomm_coll.c)
   endif()
 endforeach()
 # gfortran writes no module here (the program uses mpif.h or MPICH's installed mpi module)

@@ -337,7 +337,11 @@ int abi_t_comm_size(void *tcomm)
 {
   if (!layer)
     bind_layer();
-  int n = 0;
+  int n = 0, inter = 0;
+  /* an intercommunicator's per-peer arrays run over the remote group (the layer keeps them:
+   * SMPI's size of one is its union's) */
+  if (((int (*)(void *, int *))need("MPI_Comm_test_inter"))(tcomm, &inter) == 0 && inter)
+    return ((int (*)(void *, int *))need("MPI_Comm_remote_size"))(tcomm, &n) == 0 ? n : 0;
   if (((int (*)(void *, int *))need("PMPI_Comm_size"))(tcomm, &n) != 0)
     return 0;
   return n;

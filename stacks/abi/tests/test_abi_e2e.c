@@ -126,6 +126,23 @@ static void checks(const char *mpi)
 Test(abi_e2e, mpich_translation_checks) { checks("mpich"); }
 Test(abi_e2e, openmpi_translation_checks) { checks("openmpi"); }
 
+/* Collectives on an intercommunicator through the adaptor (tests/mpi/intercomm_coll.c, built by the
+ * other MPI's compiler): the program's MPI_ROOT (-3 in MPICH, -4 in Open MPI) and MPI_PROC_NULL as
+ * roots, per-peer arrays as long as the remote group, on uneven groups (2 and 3 ranks). */
+static void intercomm_coll(const char *mpi)
+{
+  char path[512], args[1024];
+  snprintf(path, sizeof path, WL "%s/intercomm_coll", mpi);
+  if (!have(path))
+    cr_skip_test("%s not built (no mpicc.%s)", path, mpi);
+  snprintf(args, sizeof args, RUN "-n 5 %s", path);
+  char *out = icsim(0, args);
+  cr_assert(strstr(out, "No Errors"), "%s", out);
+  free(out);
+}
+Test(abi_e2e, mpich_intercomm_collectives) { intercomm_coll("mpich"); }
+Test(abi_e2e, openmpi_intercomm_collectives) { intercomm_coll("openmpi"); }
+
 /* Debian's NetPIPE binaries: unchanged (same checksum), and their small-message latency (half a round
  * trip) agrees with our osu_latency on the same platform. */
 static void netpipe(const char *bin, const char *abi_words)
