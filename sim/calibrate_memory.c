@@ -13,6 +13,8 @@
  * results are printed as platform lines with origin `measured`, the date and the command. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,8 @@ static double copy_bandwidth(size_t bytes, int threads)
 /* ---- latency ---- */
 
 /* Seconds per dependent load through BYTES of memory, one load per cache line, in random order. */
+static long chase_loads = 2000000; /* per repetition; --chase takes fewer */
+
 static double chase_latency(size_t bytes)
 {
   size_t cells = bytes / LINE;
@@ -123,7 +127,7 @@ static double chase_latency(size_t bytes)
   for (size_t i = 0; i < cells; i++)
     *(char **)(mem + order[i] * LINE) = mem + order[(i + 1) % cells] * LINE;
   free(order);
-  long loads = 2000000;
+  long loads = chase_loads;
   double best = 1;
   for (int r = 0; r < REPEATS; r++) {
     char *p = mem;
@@ -205,5 +209,87 @@ int calibrate_memory(FILE *out)
   fprintf(out, "memory-parallelism: {value: %.1f, origin: measured, ref: \"%s, %s: latency %.0f ns / %.2f ns per "
                "independent random update through 256 MiB\"}\n",
           lat[8] / upd[8], when, ref, lat[8] * 1e9, upd[8] * 1e9);
+  return 0;
+}
+
+/* ---- placement: how far apart two cores are ----
+ *
+ * A cloud VM's vCPUs are threads the hypervisor places on its host's cores, and it moves them: the
+ * development VM's two vCPUs sit on one CCD (sharing its L3) for a while, then on two. The round
+ * trip of one cache line between the two cores tells which: about 80-140 ns within a CCD, 400 ns
+ * and more between CCDs (2026-11-26, 400 samples a minute apart). It decides where a line one core
+ * wrote and the other read is found (validate/host/README.md: IS W on 2 processes, whose receiver
+ * reads the sender's keys in place through CMA). */
+static _Atomic long pingpong_flag __attribute__((aligned(64)));
+#define PINGPONG_ROUNDS 100000
+
+static void pin_to(int cpu)
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void *pong(void *arg)
+{
+  pin_to(*(const int *)arg);
+  for (long i = 0; i < PINGPONG_ROUNDS; i++) {
+    while (atomic_load_explicit(&pingpong_flag, memory_order_acquire) != 2 * i + 1)
+      ;
+    atomic_store_explicit(&pingpong_flag, 2 * i + 2, memory_order_release);
+  }
+  return NULL;
+}
+
+/* Seconds per round trip of a cache line between cores A and B (best of 3), or -1. */
+static double round_trip(int a, int b)
+{
+  double best = -1;
+  for (int r = 0; r < 3; r++) {
+    pthread_t t;
+    atomic_store(&pingpong_flag, 0);
+    if (pthread_create(&t, NULL, pong, &b) != 0)
+      return -1;
+    pin_to(a);
+    double t0 = now();
+    for (long i = 0; i < PINGPONG_ROUNDS; i++) {
+      atomic_store_explicit(&pingpong_flag, 2 * i + 1, memory_order_release);
+      while (atomic_load_explicit(&pingpong_flag, memory_order_acquire) != 2 * i + 2)
+        ;
+    }
+    double dt = (now() - t0) / PINGPONG_ROUNDS;
+    pthread_join(t, NULL);
+    best = best < 0 || dt < best ? dt : best;
+  }
+  return best;
+}
+
+int calibrate_placement(FILE *out, int a, int b)
+{
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (a < 0 || b < 0 || a >= ncpu || b >= ncpu || a == b) {
+    fprintf(stderr, "icsim calibrate-host --placement: cores %d and %d: give two different cores of 0..%ld\n", a, b,
+            ncpu - 1);
+    return 2;
+  }
+  double rt = round_trip(a, b);
+  if (rt < 0) {
+    fprintf(stderr, "icsim calibrate-host --placement: cannot start a thread\n");
+    return 1;
+  }
+  fprintf(out, "%.1f\n", rt * 1e9);
+  return 0;
+}
+
+/* Load-to-use latency through BYTES now (one dependent load per line, best of 3), in ns. */
+int calibrate_chase(FILE *out, size_t bytes)
+{
+  if (bytes < 4096 || bytes > ((size_t)1 << 34)) {
+    fprintf(stderr, "icsim calibrate-host --chase: a working set of 4 KiB to 16 GiB, in bytes\n");
+    return 2;
+  }
+  chase_loads = 200000; /* 3-30 ms a repetition: a probe beside other runs */
+  fprintf(out, "%.1f\n", chase_latency(bytes) * 1e9);
   return 0;
 }

@@ -18,6 +18,11 @@ int cmd_calibrate_host(int argc, char **argv);
 /* icsim calibrate-host --memory (calibrate_memory.c): prints this machine's measured memory
  * hierarchy as platform lines. */
 int calibrate_memory(FILE *out);
+/* --placement A B: the round trip of a cache line between cores A and B, in ns; --chase BYTES: the
+ * load-to-use latency through BYTES now, in ns (validate/host/host-npb-compute prints both beside
+ * its native runs). */
+int calibrate_placement(FILE *out, int a, int b);
+int calibrate_chase(FILE *out, size_t bytes);
 /* Scalar operations per second of this machine: ICSIM_HOST_OPS, else the stored calibration
  * (measured once if missing). */
 double icsim_host_ops_per_s(void);

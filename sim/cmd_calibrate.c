@@ -141,7 +141,7 @@ static int clock_trace(void)
 int cmd_calibrate_host(int argc, char **argv)
 {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: icsim calibrate-host [--memory | --clock | --clock-trace]\n"
+    printf("usage: icsim calibrate-host [--memory | --clock | --clock-trace | --placement [A B] | --chase BYTES]\n"
            "Measures how many scalar operations per second this machine runs (a chain of dependent\n"
            "additions, one per clock) and stores it; `icsim run --host-timing on` uses it to charge a\n"
            "program's own computation at the simulated CPU's clock. Run it again after moving the build.\n"
@@ -152,7 +152,12 @@ int cmd_calibrate_host(int argc, char **argv)
            "clock follows its host's load (2.5 to 3.5 GHz seen on the development VM within a day), so\n"
            "validate/host/host-npb-compute measures it beside every native run.\n"
            "--clock-trace samples the rate every 5 ms until SIGTERM or SIGINT, then prints the mean\n"
-           "and the number of samples (run it pinned beside a program: taskset -c CORE).\n");
+           "and the number of samples (run it pinned beside a program: taskset -c CORE).\n"
+           "--placement [A B] prints the round trip of a cache line between cores A and B (0 and 1 by\n"
+           "default), in ns: a VM's two vCPUs on one CCD of their host (sharing its L3) take about\n"
+           "100 ns, on two CCDs 400 ns and more, and the hypervisor moves them.\n"
+           "--chase BYTES prints the load-to-use latency through BYTES now, in ns (a short probe: how\n"
+           "much of the shared last-level cache this core reaches at the moment).\n");
     return 0;
   }
   if (argc == 2 && !strcmp(argv[1], "--memory"))
@@ -164,8 +169,27 @@ int cmd_calibrate_host(int argc, char **argv)
   }
   if (argc == 2 && !strcmp(argv[1], "--clock-trace"))
     return clock_trace();
+  if ((argc == 2 || argc == 4) && !strcmp(argv[1], "--placement")) {
+    char *e1 = NULL, *e2 = NULL;
+    long a = argc == 4 ? strtol(argv[2], &e1, 10) : 0, b = argc == 4 ? strtol(argv[3], &e2, 10) : 1;
+    if (argc == 4 && (*argv[2] == 0 || *e1 || *argv[3] == 0 || *e2)) {
+      fprintf(stderr, "icsim calibrate-host --placement: A and B are core numbers, got '%s' '%s'\n", argv[2], argv[3]);
+      return 2;
+    }
+    return calibrate_placement(stdout, (int)a, (int)b);
+  }
+  if (argc == 3 && !strcmp(argv[1], "--chase")) {
+    char *e = NULL;
+    unsigned long long n = strtoull(argv[2], &e, 10);
+    if (*argv[2] == 0 || *argv[2] == '-' || *e) {
+      fprintf(stderr, "icsim calibrate-host --chase: BYTES is a whole number of bytes, got '%s'\n", argv[2]);
+      return 2;
+    }
+    return calibrate_chase(stdout, (size_t)n);
+  }
   if (argc > 1) {
-    fprintf(stderr, "icsim calibrate-host: takes no arguments but --memory, --clock or --clock-trace\n");
+    fprintf(stderr, "icsim calibrate-host: takes no arguments but --memory, --clock, --clock-trace, --placement [A B] "
+                    "or --chase BYTES (see --help)\n");
     return 2;
   }
   return measure_and_store(stdout) > 0 ? 0 : 1;
