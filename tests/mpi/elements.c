@@ -83,6 +83,36 @@ int main(int argc, char **argv)
   MPI_Datatype none;
   CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &none) != MPI_SUCCESS, "match_size of 3-byte integers succeeded");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+  suite_step("empty blocks move neither bound (MPI 3.1, 4.1.6)");
+  {
+    /* blocks of 0, 4 and 0 ints at 1000, 2 and 1000 ints: the map is the 4 ints from int 2 */
+    int len[3] = {0, 4, 0}, disp[3] = {1000, 2, 1000};
+    MPI_Aint adisp[3] = {4000, 8, 4000}, lb = -1, ext = -1;
+    MPI_Datatype ts[3] = {MPI_INT, MPI_INT, MPI_DOUBLE}, t;
+    int size = -1;
+    MPI_OK(MPI_Type_indexed(3, len, disp, MPI_INT, &t));
+    MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
+    MPI_OK(MPI_Type_size(t, &size));
+    CHECK(lb == 8 && ext == 16 && size == 16, "indexed {0,4,0}: lb %ld extent %ld size %d, expected 8 16 16", (long)lb,
+          (long)ext, size);
+    MPI_Type_free(&t);
+    MPI_OK(MPI_Type_create_hindexed(3, len, adisp, MPI_INT, &t));
+    MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
+    CHECK(lb == 8 && ext == 16, "hindexed {0,4,0}: lb %ld extent %ld, expected 8 16", (long)lb, (long)ext);
+    MPI_Type_free(&t);
+    MPI_OK(MPI_Type_create_struct(3, len, adisp, ts, &t));
+    MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
+    CHECK(lb == 8 && ext == 16, "struct {0,4,0}: lb %ld extent %ld, expected 8 16", (long)lb, (long)ext);
+    MPI_Type_free(&t);
+    int none[2] = {0, 0};
+    MPI_OK(MPI_Type_indexed(2, none, disp, MPI_INT, &t));
+    MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
+    MPI_OK(MPI_Type_size(t, &size));
+    CHECK(lb == 0 && ext == 0 && size == 0, "indexed, all blocks empty: lb %ld extent %ld size %d", (long)lb, (long)ext,
+          size);
+    MPI_Type_free(&t);
+  }
   MPI_OK(MPI_Pcontrol(0));
   return suite_finish();
 }
