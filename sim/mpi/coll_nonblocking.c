@@ -202,6 +202,17 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
  * duplication happens at the call (the layer's MPI_Comm_dup, whose SMPI messages are bracketed
  * like every SMPI call that sends its own) and the request is already complete: the new
  * communicator may be used once it is waited for, as MPI says, and is usable at once here. */
+/* MPI 4.0's MPI_Comm_idup_with_info (SMPI 3.32 has none): the same, through MPI_Comm_dup_with_info. */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
+{
+  if (req == NULL || newcomm == NULL)
+    return icsim_error(comm, "MPI_Comm_idup_with_info", MPI_ERR_ARG);
+  int rc = MPI_Comm_dup_with_info(comm, info, newcomm);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return icsim_error(comm, "MPI_Comm_idup_with_info", icsim_coll_done_request(req));
+}
+
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
   if (req == NULL || newcomm == NULL)

@@ -185,6 +185,38 @@ int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int re
   return icsim_error(local, "MPI_Intercomm_create", rc);
 }
 
+/* MPI 4.0's MPI_Intercomm_create_from_groups (SMPI 3.32 has none): the local group becomes a
+ * communicator (MPI_Comm_create_group over MPI_COMM_WORLD: only its members take part), whose
+ * leader meets the remote leader over MPI_COMM_WORLD, as MPI_Intercomm_create does. The string tag
+ * becomes a tag both sides compute alike. */
+int MPI_Intercomm_create_from_groups(MPI_Group lg, int local_leader, MPI_Group rg, int remote_leader,
+                                     const char *stringtag, MPI_Info info, MPI_Errhandler eh, MPI_Comm *out)
+{
+  (void)info;
+  if (!out || lg == MPI_GROUP_NULL || rg == MPI_GROUP_NULL || !stringtag)
+    return icsim_error(MPI_COMM_WORLD, "MPI_Intercomm_create_from_groups", !out || !stringtag ? MPI_ERR_ARG : MPI_ERR_GROUP);
+  unsigned h = 5381;
+  for (const char *c = stringtag; *c; c++)
+    h = h * 33 + (unsigned char)*c;
+  int tag = (int)(h % 30000u) + 1;
+  MPI_Group wg;
+  int wl = MPI_UNDEFINED;
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_translate_ranks(rg, 1, &remote_leader, wg, &wl);
+  PMPI_Group_free(&wg);
+  if (wl == MPI_UNDEFINED)
+    return icsim_error(MPI_COMM_WORLD, "MPI_Intercomm_create_from_groups", MPI_ERR_RANK);
+  MPI_Comm local = MPI_COMM_NULL;
+  int rc = MPI_Comm_create_group(MPI_COMM_WORLD, lg, tag, &local);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = MPI_Intercomm_create(local, local_leader, MPI_COMM_WORLD, wl, tag, out);
+  MPI_Comm_free(&local);
+  if (rc == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL)
+    PMPI_Comm_set_errhandler(*out, eh);
+  return rc;
+}
+
 int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
 {
   if (!icsim_runtime_get())
