@@ -47,6 +47,7 @@ struct entry {
   const void *buf;
   int count, peer, tag;
   MPI_Datatype type;
+  int own_type; /* TYPE is the engine's duplicate of a persistent request's derived type */
   MPI_Comm comm;
   char mode; /* persistent send: 's'ynchronous, 'r'eady, 'b'uffered or standard */
   uint64_t announced; /* persistent send: its current start's announcement (for MPI_Cancel) */
@@ -162,6 +163,8 @@ static void remove_entry(struct entry *e)
     PMPI_Request_free(&e->req); /* not recycled: a Fortran handle of it would outlive it */
   if (e->has_group)
     PMPI_Group_free(&e->group);
+  if (e->own_type)
+    PMPI_Type_free(&e->type);
   free(e);
 }
 
@@ -315,6 +318,16 @@ static void set_args(struct entry *e, const void *buf, int count, MPI_Datatype t
   e->buf = buf;
   e->count = count;
   e->type = type;
+  /* A persistent request starts a new SMPI request with its type at each MPI_Start, and a program
+   * may free a derived type right after *_init (MPI 3.1, 4.1.9: communication using it still
+   * completes normally): the engine keeps a duplicate of its own until the request is freed. */
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  if ((e->user_persistent || e->kind == PSEND) && !e->own_type && type != MPI_DATATYPE_NULL &&
+      PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner != MPI_COMBINER_NAMED &&
+      PMPI_Type_dup(type, &e->type) == MPI_SUCCESS)
+    e->own_type = 1;
+  else
+    e->type = type;
   e->peer = peer;
   e->tag = tag;
   e->comm = comm;

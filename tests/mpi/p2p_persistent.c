@@ -162,6 +162,36 @@ static void fan_in(void)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Persistent requests whose derived datatype the program frees right after *_init (MPI 3.1, 4.1.9:
+ * communication using a freed type completes normally): rank 0 sends i to rank 1 forty times with a
+ * persistent send, then rank 1 sends i back to a persistent receive from MPI_ANY_SOURCE, each over a
+ * duplicate of MPI_INT freed at once; meanwhile other types are made and freed, reusing the memory. */
+static void freed_type(void)
+{
+  suite_step("persistent requests of a derived type freed after init");
+  if (suite_rank > 1)
+    return;
+  int v = -1;
+  MPI_Datatype t, other[40];
+  MPI_Request r;
+  MPI_OK(MPI_Type_dup(MPI_INT, &t));
+  if (suite_rank == 0)
+    MPI_OK(MPI_Send_init(&v, 1, t, 1, 21, MPI_COMM_WORLD, &r));
+  else
+    MPI_OK(MPI_Recv_init(&v, 1, t, MPI_ANY_SOURCE, 21, MPI_COMM_WORLD, &r));
+  MPI_OK(MPI_Type_free(&t));
+  for (int i = 0; i < 40; i++) {
+    MPI_OK(MPI_Type_contiguous(i + 2, MPI_DOUBLE, &other[i])); /* the freed type's memory reused */
+    v = suite_rank == 0 ? i : -1;
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    if (suite_rank == 1)
+      CHECK(v == i, "start %d: received %d through the freed type", i, v);
+    MPI_OK(MPI_Type_free(&other[i]));
+  }
+  MPI_OK(MPI_Request_free(&r));
+}
+
 int main(int argc, char **argv)
 {
   suite_init(&argc, &argv);
@@ -176,6 +206,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCOUNTS; c++)
       ring((enum kind)k, c);
   fan_in();
+  freed_type();
   void *back;
   int back_size;
   MPI_OK(MPI_Buffer_detach(&back, &back_size));
