@@ -21,6 +21,8 @@
  * own non-blocking-collective request: MPI_Ibarrier on MPI_COMM_SELF, which on one rank has no
  * sub-request and sends nothing. Known limit (shared with SMPI's own non-blocking collectives):
  * SMPI's MPI_Testany ignores such requests (it answers flag = 1, index = MPI_UNDEFINED). */
+#include <stdlib.h>
+
 #include "coll.h"
 
 /* Returns the algorithm's RC, or the request's creation error. */
@@ -202,23 +204,90 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
  * duplication happens at the call (the layer's MPI_Comm_dup, whose SMPI messages are bracketed
  * like every SMPI call that sends its own) and the request is already complete: the new
  * communicator may be used once it is waited for, as MPI says, and is usable at once here. */
-/* MPI 4.0's MPI_Comm_idup_with_info (SMPI 3.32 has none): the same, through MPI_Comm_dup_with_info. */
-int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
+/* MPI_Comm_idup and MPI 4.0's MPI_Comm_idup_with_info (SMPI 3.32 has neither: its MPI_Comm_idup
+ * is a stub). Unlike the collectives above, the duplication is deferred: it is made when the
+ * program first waits for or tests the request (or frees it), with every idup of this rank
+ * started before it, in the order they were started (MPI's order of collectives). A program may
+ * go on communicating between the idup and its wait, which a duplication at the call would block:
+ * MPICH's comm_idup tests have rank 0 receive from every other rank before it calls MPI_Comm_idup,
+ * while the others call it first and then send. The new communicator is written at completion, as
+ * MPI allows (it may not be used before). Through the MPI adaptor, which writes a call's output
+ * handles when the call returns, the duplication is made at the call. */
+int icsim_outputs_at_return; /* set by the MPI adaptor (stacks/abi/adaptor/bind.c) */
+
+struct deferred_dup {
+  MPI_Request req; /* the request handed to the program (already complete for SMPI) */
+  MPI_Comm comm, *out;
+  MPI_Info info;
+  int with_info;   /* MPI_Comm_idup_with_info */
+  int rank;        /* world rank that started it */
+  struct deferred_dup *next;
+};
+static struct deferred_dup *deferred; /* every rank's, in the order they were started */
+static int ndeferred;
+
+static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
 {
   if (req == NULL || newcomm == NULL)
-    return icsim_error(comm, "MPI_Comm_idup_with_info", MPI_ERR_ARG);
-  int rc = MPI_Comm_dup_with_info(comm, info, newcomm);
+    return icsim_error(comm, call, MPI_ERR_ARG);
+  if (icsim_outputs_at_return || !icsim_runtime_get()) {
+    int rc = with_info ? MPI_Comm_dup_with_info(comm, info, newcomm) : MPI_Comm_dup(comm, newcomm);
+    if (rc != MPI_SUCCESS)
+      return rc; /* MPI_Comm_dup has handed it to the error handler */
+    return icsim_error(comm, call, icsim_coll_done_request(req));
+  }
+  int flag = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS)
+    return icsim_error(comm, call, MPI_ERR_COMM);
+  int rc = icsim_coll_done_request(req);
   if (rc != MPI_SUCCESS)
-    return rc;
-  return icsim_error(comm, "MPI_Comm_idup_with_info", icsim_coll_done_request(req));
+    return icsim_error(comm, call, rc);
+  struct deferred_dup *d = malloc(sizeof *d), **tail = &deferred;
+  *d = (struct deferred_dup){*req, comm, newcomm, info, with_info, icsim_my_rank(), NULL};
+  while (*tail)
+    tail = &(*tail)->next;
+  *tail = d;
+  ndeferred++;
+  *newcomm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
+{
+  return idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, req);
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
-  if (req == NULL || newcomm == NULL)
-    return icsim_error(comm, "MPI_Comm_idup", MPI_ERR_ARG);
-  int rc = MPI_Comm_dup(comm, newcomm);
-  if (rc != MPI_SUCCESS)
-    return rc; /* MPI_Comm_dup has handed it to the error handler */
-  return icsim_error(comm, "MPI_Comm_idup", icsim_coll_done_request(req));
+  return idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, req);
+}
+
+void icsim_deferred_run(int n, const MPI_Request *reqs)
+{
+  if (!ndeferred || !reqs)
+    return;
+  int me = icsim_my_rank();
+  struct deferred_dup *last = NULL;
+  for (struct deferred_dup *d = deferred; d; d = d->next)
+    for (int i = 0; i < n; i++)
+      if (d->rank == me && reqs[i] != MPI_REQUEST_NULL && reqs[i] == d->req)
+        last = d;
+  if (!last)
+    return;
+  for (;;) { /* this rank's, from the first started up to LAST */
+    struct deferred_dup **pp = &deferred;
+    while (*pp && (*pp)->rank != me)
+      pp = &(*pp)->next;
+    struct deferred_dup *d = *pp;
+    *pp = d->next;
+    ndeferred--;
+    int done = d == last;
+    if (d->with_info)
+      MPI_Comm_dup_with_info(d->comm, d->info, d->out);
+    else
+      MPI_Comm_dup(d->comm, d->out);
+    free(d);
+    if (done)
+      return;
+  }
 }

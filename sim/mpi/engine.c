@@ -575,6 +575,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
   if (!icsim_runtime_get())
     return PMPI_Waitall(n, reqs, statuses);
+  icsim_deferred_run(n, reqs);
   return icsim_error(MPI_COMM_WORLD, "MPI_Waitall", wait_all(n, reqs, statuses));
 }
 
@@ -639,6 +640,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Waitany(n, reqs, index, status);
+  icsim_deferred_run(n, reqs);
   return icsim_error(MPI_COMM_WORLD, "MPI_Waitany", wait_any(n, reqs, index, status));
 }
 
@@ -706,6 +708,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Wait(req, status);
+  icsim_deferred_run(1, req);
   int index;
   return icsim_error(MPI_COMM_WORLD, "MPI_Wait", wait_any(1, req, &index, status));
 }
@@ -770,6 +773,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 {
   if (!icsim_runtime_get())
     return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  icsim_deferred_run(n, reqs);
   icsim_charge_call("MPI_Testsome");
   int waiting, err = MPI_SUCCESS;
   *outcount = some(n, reqs, indices, statuses, &waiting, &err);
@@ -782,6 +786,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 {
   if (!icsim_runtime_get())
     return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+  icsim_deferred_run(n, reqs);
   icsim_charge_call("MPI_Waitsome");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   int err = MPI_SUCCESS;
@@ -820,6 +825,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Test(req, flag, status);
+  icsim_deferred_run(1, req);
   icsim_charge_call("MPI_Test");
   icsim_engine_poll();
   struct entry *e;
@@ -839,6 +845,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 {
   if (!icsim_runtime_get())
     return PMPI_Testany(n, reqs, index, flag, status);
+  icsim_deferred_run(n, reqs);
   icsim_charge_call("MPI_Testany");
   icsim_engine_poll();
   int waiting = 0, nothers = 0, rc = MPI_SUCCESS, saved = ERROR_FIELD(status);
@@ -882,6 +889,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
   if (!icsim_runtime_get())
     return PMPI_Testall(n, reqs, flag, statuses);
+  icsim_deferred_run(n, reqs);
   icsim_charge_call("MPI_Testall");
   icsim_engine_poll();
   int nothers = 0, err = MPI_SUCCESS;
@@ -931,6 +939,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Request_get_status(req, flag, status);
+  icsim_deferred_run(1, &req);
   icsim_charge_call("MPI_Request_get_status");
   icsim_engine_poll();
   struct entry *e;
@@ -969,6 +978,7 @@ int MPI_Request_free(MPI_Request *req)
   struct entry *e = find(*req);
   if (!icsim_runtime_get())
     return PMPI_Request_free(req);
+  icsim_deferred_run(1, req);
   if (icsim_pcoll_free(req))
     return MPI_SUCCESS;
   if (!e) {

@@ -69,6 +69,11 @@ void icsim_inter_refuse(MPI_Comm comm, const char *call);
 int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out);
 int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out);
 
+/* coll_nonblocking.c: the MPI_Comm_idup duplications deferred to the first wait, test or free of
+ * their request: run those of this rank up to the last one among REQS (each wait and test entry
+ * point calls this first). */
+void icsim_deferred_run(int n, const MPI_Request *reqs);
+
 /* coll_persistent.c: MPI_Start of a persistent collective runs it (1 and *RC, or 0 if REQ is not
  * one); MPI_Request_free of one forgets it (1, or 0). */
 int icsim_pcoll_start(MPI_Request *req, int *rc);

@@ -483,5 +483,37 @@ int main(int argc, char **argv)
   suite_step("MPI_COMM_SELF");
   battery(&w);
   free(w.w);
+
+  /* MPI_Comm_idup does not block: rank 0 receives from every other rank before it calls it, the
+   * others call it first and send afterwards (a duplication at the call deadlocks); two idups of
+   * two communicators are waited for in the reverse order, one by MPI_Test in a loop */
+  suite_step("MPI_Comm_idup overlapping point-to-point");
+  MPI_Comm d1, d2;
+  MPI_Request q[2];
+  int token = r;
+  if (r == 0) {
+    for (int i = 1; i < n; i++)
+      MPI_OK(MPI_Recv(&token, 1, MPI_INT, i, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d1, &q[0]));
+    MPI_OK(MPI_Comm_idup(MPI_COMM_SELF, &d2, &q[1]));
+  } else {
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d1, &q[0]));
+    MPI_OK(MPI_Comm_idup(MPI_COMM_SELF, &d2, &q[1]));
+    MPI_OK(MPI_Ssend(&token, 1, MPI_INT, 0, 77, MPI_COMM_WORLD));
+  }
+  int flag = 0;
+  time_t t0 = 0;
+  while (!flag) {
+    suite_poll(&t0, "MPI_Test of an MPI_Comm_idup");
+    MPI_OK(MPI_Test(&q[1], &flag, MPI_STATUS_IGNORE));
+  }
+  MPI_OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+  int sum = -1, one = -1, me1 = -1;
+  MPI_OK(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, d1));
+  MPI_OK(MPI_Comm_size(d2, &one));
+  MPI_OK(MPI_Comm_rank(d1, &me1));
+  CHECK(sum == n * (n - 1) / 2 && one == 1 && me1 == r, "idup: sum %d, self size %d, rank %d", sum, one, me1);
+  MPI_OK(MPI_Comm_free(&d1));
+  MPI_OK(MPI_Comm_free(&d2));
   return suite_finish();
 }

@@ -60,6 +60,9 @@ static void bind_layer(void)
   stop_run = (void (*)(int))need("icsim_stop");
   world = (void **)need("MPI_COMM_WORLD");
   comm_self = (void *(*)(void))need("smpi_process_comm_self");
+  /* the adaptor writes a call's output handles when it returns: the layer must not defer any
+   * (sim/mpi/coll_nonblocking.c, MPI_Comm_idup) */
+  *(int *)need("icsim_outputs_at_return") = 1;
   abi_predef_init();
 }
 
