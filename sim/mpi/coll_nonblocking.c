@@ -206,8 +206,9 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
  * communicator may be used once it is waited for, as MPI says, and is usable at once here. */
 /* MPI_Comm_idup and MPI 4.0's MPI_Comm_idup_with_info (SMPI 3.32 has neither: its MPI_Comm_idup
  * is a stub). Unlike the collectives above, the duplication is deferred: it is made when the
- * program first waits for or tests the request (or frees it), with every idup of this rank
- * started before it, in the order they were started (MPI's order of collectives). A program may
+ * program first waits for or tests the request (or frees it), after this rank's idups of the same
+ * communicator started before it (MPI's order of collectives), several in the order of their
+ * communicators' SMPI identifiers, which every rank shares. A program may
  * go on communicating between the idup and its wait, which a duplication at the call would block:
  * MPICH's comm_idup tests have rank 0 receive from every other rank before it calls MPI_Comm_idup,
  * while the others call it first and then send. The new communicator is written at completion, as
@@ -220,6 +221,7 @@ struct deferred_dup {
   MPI_Comm comm, *out;
   MPI_Info info;
   int with_info;   /* MPI_Comm_idup_with_info */
+  int needed;      /* to be made by the wait under way */
   int rank;        /* world rank that started it */
   struct deferred_dup *next;
 };
@@ -243,7 +245,7 @@ static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, M
   if (rc != MPI_SUCCESS)
     return icsim_error(comm, call, rc);
   struct deferred_dup *d = malloc(sizeof *d), **tail = &deferred;
-  *d = (struct deferred_dup){*req, comm, newcomm, info, with_info, icsim_my_rank(), NULL};
+  *d = (struct deferred_dup){*req, comm, newcomm, info, with_info, 0, icsim_my_rank(), NULL};
   while (*tail)
     tail = &(*tail)->next;
   *tail = d;
@@ -266,28 +268,41 @@ void icsim_deferred_run(int n, const MPI_Request *reqs)
 {
   if (!ndeferred || !reqs)
     return;
-  int me = icsim_my_rank();
-  struct deferred_dup *last = NULL;
-  for (struct deferred_dup *d = deferred; d; d = d->next)
+  int me = icsim_my_rank(), need = 0;
+  /* needed: this rank's idups among REQS and, on the same communicator, those started before them */
+  for (struct deferred_dup *d = deferred; d; d = d->next) {
+    if (d->rank != me)
+      continue; /* other ranks' (every rank shares the list; each marks only its own) */
+    d->needed = 0;
     for (int i = 0; i < n; i++)
-      if (d->rank == me && reqs[i] != MPI_REQUEST_NULL && reqs[i] == d->req)
-        last = d;
-  if (!last)
-    return;
-  for (;;) { /* this rank's, from the first started up to LAST */
-    struct deferred_dup **pp = &deferred;
-    while (*pp && (*pp)->rank != me)
-      pp = &(*pp)->next;
-    struct deferred_dup *d = *pp;
-    *pp = d->next;
+      if (reqs[i] != MPI_REQUEST_NULL && reqs[i] == d->req)
+        d->needed = 1;
+  }
+  for (struct deferred_dup *d = deferred; d; d = d->next)
+    if (d->rank == me && d->needed)
+      for (struct deferred_dup *e = deferred; e != d; e = e->next)
+        if (e->rank == me && e->comm == d->comm)
+          e->needed = 1;
+  for (struct deferred_dup *d = deferred; d; d = d->next)
+    need += d->rank == me && d->needed;
+  /* made in the order of their communicators' SMPI identifiers, the same on every rank (two ranks
+   * may start idups of two communicators in opposite orders and wait for both), and on one
+   * communicator in the order they were started */
+  while (need-- > 0) {
+    struct deferred_dup **best = NULL;
+    for (struct deferred_dup **pp = &deferred; *pp; pp = &(*pp)->next)
+      if ((*pp)->rank == me && (*pp)->needed &&
+          (!best || icsim_smpi_comm_id((*pp)->comm) < icsim_smpi_comm_id((*best)->comm)))
+        best = pp;
+    if (!best)
+      return;
+    struct deferred_dup *d = *best;
+    *best = d->next;
     ndeferred--;
-    int done = d == last;
     if (d->with_info)
       MPI_Comm_dup_with_info(d->comm, d->info, d->out);
     else
       MPI_Comm_dup(d->comm, d->out);
     free(d);
-    if (done)
-      return;
   }
 }

@@ -132,6 +132,7 @@ int icsim_smpi_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *st);
 int icsim_smpi_testsome(int n, MPI_Request *reqs, int *out, int *idx, MPI_Status *sts);
 void icsim_smpi_ref(MPI_Request req);
 void icsim_smpi_unref(MPI_Request req);
+int icsim_smpi_comm_id(MPI_Comm comm);
 
 
 /* win_table.c: every member's window base and displacement unit, recorded when a window is

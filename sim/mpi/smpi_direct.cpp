@@ -27,6 +27,10 @@ class Datatype {
 public:
   bool is_valid() const; /* committed (every predefined type is) */
 };
+class Comm {
+public:
+  int id() const; /* the same on every rank: rank 0 of the parent broadcasts it at creation */
+};
 class Request {
 public:
   static MPI_Request isend(const void* buf, int count, MPI_Datatype datatype, int dst, int tag, MPI_Comm comm);
@@ -90,4 +94,17 @@ extern "C" void icsim_smpi_ref(MPI_Request req)
 extern "C" void icsim_smpi_unref(MPI_Request req)
 {
   Request::unref(&req);
+}
+
+/* The identifier SMPI gives a communicator, the same on every member (used to order deferred
+ * MPI_Comm_idup duplications alike on every rank: coll_nonblocking.c). */
+extern "C" int icsim_smpi_comm_id(MPI_Comm comm)
+{
+  /* MPI_COMM_WORLD is a placeholder SMPI resolves per call (its id() would read it); MPI_COMM_SELF
+   * has one member, so its place in the order does not matter to any other rank */
+  if (comm == MPI_COMM_WORLD)
+    return -2;
+  if (comm == MPI_COMM_SELF)
+    return -1;
+  return comm->id();
 }

@@ -515,5 +515,28 @@ int main(int argc, char **argv)
   CHECK(sum == n * (n - 1) / 2 && one == 1 && me1 == r, "idup: sum %d, self size %d, rank %d", sum, one, me1);
   MPI_OK(MPI_Comm_free(&d1));
   MPI_OK(MPI_Comm_free(&d2));
+
+  /* idups of two communicators started in opposite orders by even and odd ranks (MPI orders
+   * collectives per communicator only), completed together */
+  suite_step("MPI_Comm_idup of two communicators in opposite orders");
+  MPI_Comm a, b, da, db;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+  if (r % 2 == 0) {
+    MPI_OK(MPI_Comm_idup(a, &da, &q[0]));
+    MPI_OK(MPI_Comm_idup(b, &db, &q[1]));
+  } else {
+    MPI_OK(MPI_Comm_idup(b, &db, &q[1]));
+    MPI_OK(MPI_Comm_idup(a, &da, &q[0]));
+  }
+  MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+  int sa = -1, sb = -1;
+  MPI_OK(MPI_Allreduce(&r, &sa, 1, MPI_INT, MPI_SUM, da));
+  MPI_OK(MPI_Allreduce(&r, &sb, 1, MPI_INT, MPI_MAX, db));
+  CHECK(sa == n * (n - 1) / 2 && sb == n - 1, "idups in opposite orders: sum %d, max %d", sa, sb);
+  MPI_OK(MPI_Comm_free(&da));
+  MPI_OK(MPI_Comm_free(&db));
+  MPI_OK(MPI_Comm_free(&a));
+  MPI_OK(MPI_Comm_free(&b));
   return suite_finish();
 }
