@@ -228,11 +228,12 @@ struct deferred_dup {
 static struct deferred_dup *deferred; /* every rank's, in the order they were started */
 static int ndeferred;
 
-static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
+static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req,
+                int at_call)
 {
   if (req == NULL || newcomm == NULL)
     return icsim_error(comm, call, MPI_ERR_ARG);
-  if (icsim_outputs_at_return || !icsim_runtime_get()) {
+  if (at_call || icsim_outputs_at_return || !icsim_runtime_get()) {
     int rc = with_info ? MPI_Comm_dup_with_info(comm, info, newcomm) : MPI_Comm_dup(comm, newcomm);
     if (rc != MPI_SUCCESS)
       return rc; /* MPI_Comm_dup has handed it to the error handler */
@@ -256,12 +257,19 @@ static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, M
 
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *req)
 {
-  return idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, req);
+  return idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, req, 0);
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
-  return idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, req);
+  return idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, req, 0);
+}
+
+/* The Fortran binding's: it converts the new communicator to a Fortran handle when the call
+ * returns, so the duplication is made at the call. */
+int icsim_comm_idup_at_call(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
+  return idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, req, 1);
 }
 
 void icsim_deferred_run(int n, const MPI_Request *reqs)

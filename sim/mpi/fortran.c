@@ -43,6 +43,8 @@ extern int mpi_in_place_, mpi_bottom_, mpi_status_ignore_, mpi_statuses_ignore_;
 
 /* f2c.cpp: drop a Fortran handle from SMPI's table. */
 void icsim_f2c_free(int id);
+/* coll_nonblocking.c: MPI_Comm_idup duplicating at the call (the handle is converted at return) */
+int icsim_comm_idup_at_call(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req);
 
 /* Also answer to the double-underscore names (gfortran -fsecond-underscore, f2c convention);
  * smpiff compiles with -fno-second-underscore, so these are for programs built otherwise. */
@@ -774,7 +776,7 @@ void mpi_comm_idup_(int *comm, int *newcomm, int *req, int *ierr)
 {
   MPI_Comm c = MPI_COMM_NULL;
   MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Comm_idup(COMM(comm), &c, &r);
+  *ierr = icsim_comm_idup_at_call(COMM(comm), &c, &r); /* the handle is converted now: no deferral */
   new_comm(*ierr, c, newcomm);
   new_request(*ierr, r, req);
 }

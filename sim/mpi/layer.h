@@ -73,6 +73,8 @@ int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out);
  * their request: run those of this rank up to the last one among REQS (each wait and test entry
  * point calls this first). */
 void icsim_deferred_run(int n, const MPI_Request *reqs);
+/* MPI_Comm_idup duplicating at the call (the Fortran binding converts the handle at return). */
+int icsim_comm_idup_at_call(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req);
 
 /* coll_persistent.c: MPI_Start of a persistent collective runs it (1 and *RC, or 0 if REQ is not
  * one); MPI_Request_free of one forgets it (1, or 0). */

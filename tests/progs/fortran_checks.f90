@@ -317,6 +317,13 @@ program fortran_checks
   call MPI_Comm_free(icomm, ierr)
   call MPI_Comm_free(half, ierr)
 
+  ! 14. MPI_Comm_idup: the new communicator's Fortran handle is usable once the request is waited for.
+  call MPI_Comm_idup(MPI_COMM_WORLD, merged, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call MPI_Allreduce(rank, mtot, 1, MPI_INTEGER, MPI_SUM, merged, ierr)
+  call check(mtot == np * (np - 1) / 2, 'comm_idup: an allreduce on the duplicate')
+  call MPI_Comm_free(merged, ierr)
+
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (fails == 0) then
