@@ -12,7 +12,7 @@
  * MPI_Comm_split and MPI_Comm_create of an intercommunicator make intercommunicators (split each
  * group by color; keep the given subgroup of each), as new unions of the same block order.
  * Collective operations: coll_inter.c, on the union's shadow and on each group's own
- * intracommunicator (made on the first collective, with the group's members in their order).
+ * intracommunicator (made with the intercommunicator, its members in their order: record()).
  * Still refused with a message: MPI_Comm_split_type and MPI_Comm_create_group (MPI defines them
  * for intracommunicators only). */
 #include <stdio.h>
