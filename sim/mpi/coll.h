@@ -191,7 +191,7 @@ ICSIM_HIDDEN int icsim_inter_alltoallw(const struct icsim_coll *c, const void *s
                                        const int *rcounts, const MPI_Aint *rdispls, const MPI_Datatype *rtypes);
 
 ICSIM_HIDDEN int icsim_inter_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
-                                       const int *sdispls, int scount, MPI_Datatype stype, void *rbuf,
+                                       const int *sdispls, int scount, int sstep, MPI_Datatype stype, void *rbuf,
                                        const int *rcounts, const int *rdispls, int rcount, MPI_Datatype rtype);
 
 #endif

@@ -222,7 +222,7 @@ int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *sco
                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype)
 {
   if (c->is_inter)
-    return icsim_inter_alltoallv(c, sbuf, scounts, sdispls, 0, stype, rbuf, rcounts, rdispls, 0, rtype);
+    return icsim_inter_alltoallv(c, sbuf, scounts, sdispls, 0, 0, stype, rbuf, rcounts, rdispls, 0, rtype);
   struct blocks sb, rb;
   struct side r = side_of(&rb, c->n, rbuf, rcounts, rdispls, rtype, 0);
   int rc;
@@ -241,7 +241,7 @@ int icsim_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI
                    int rcount, MPI_Datatype rtype)
 {
   if (c->is_inter)
-    return icsim_inter_alltoallv(c, sbuf, NULL, NULL, scount, stype, rbuf, NULL, NULL, rcount, rtype);
+    return icsim_inter_alltoallv(c, sbuf, NULL, NULL, scount, scount, stype, rbuf, NULL, NULL, rcount, rtype);
   int n = c->n;
   struct blocks sb, rb;
   struct side r = side_of(&rb, n, rbuf, NULL, NULL, rtype, rcount);

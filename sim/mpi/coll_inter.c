@@ -123,47 +123,51 @@ int icsim_inter_reduce_scatter(const struct icsim_coll *c, const void *sbuf, voi
   return MPI_SUCCESS;
 }
 
-/* The sending group gathers to its leader, which sends the whole to the root. */
+/* Gather (GATHER) and scatter, the same path in opposite directions: the root receives from (or
+ * sends to) the other group's leader the whole (ROOTCOUNT x the other group's size of ROOTTYPE at
+ * ROOTBUF), which that group gathers to (scatters from) its leader, MYCOUNT of MYTYPE at MYBUF a
+ * process. */
+static int through_leaders(const struct icsim_coll *c, int gather, int root, void *rootbuf, int rootcount,
+                           MPI_Datatype roottype, void *mybuf, int mycount, MPI_Datatype mytype)
+{
+  if (root == MPI_PROC_NULL)
+    return MPI_SUCCESS;
+  if (root == MPI_ROOT) {
+    char *b = icsim_coll_addr(rootbuf);
+    int n = rootcount * c->inter.rsize;
+    return gather ? icsim_coll_recv(c, b, n, roottype, remote(c, 0)) : icsim_coll_send(c, b, n, roottype, remote(c, 0));
+  }
+  struct icsim_coll l;
+  icsim_coll_local(c, &l);
+  int all = mycount * c->inter.lsize;
+  void *block;
+  char *tmp = leader_tmp(c, all, mytype, &block);
+  if (gather) {
+    icsim_gather(&l, mybuf, mycount, mytype, tmp, mycount, mytype, 0);
+    if (leader(c))
+      icsim_coll_send(c, tmp, all, mytype, remote(c, root));
+  } else {
+    if (leader(c))
+      icsim_coll_recv(c, tmp, all, mytype, remote(c, root));
+    icsim_scatter(&l, tmp, mycount, mytype, mybuf, mycount, mytype, 0);
+  }
+  free(block);
+  return MPI_SUCCESS;
+}
+
 int icsim_inter_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        int rcount, MPI_Datatype rtype, int root)
 {
-  if (root == MPI_PROC_NULL)
-    return MPI_SUCCESS;
-  if (root == MPI_ROOT)
-    return icsim_coll_recv(c, icsim_coll_addr(rbuf), rcount * c->inter.rsize, rtype, remote(c, 0));
-  struct icsim_coll l;
-  icsim_coll_local(c, &l);
-  int all = scount * c->inter.lsize;
-  void *block;
-  char *tmp = leader_tmp(c, all, stype, &block);
-  icsim_gather(&l, sbuf, scount, stype, tmp, scount, stype, 0);
-  if (leader(c))
-    icsim_coll_send(c, tmp, all, stype, remote(c, root));
-  free(block);
-  return MPI_SUCCESS;
+  return through_leaders(c, 1, root, rbuf, rcount, rtype, (void *)sbuf, scount, stype);
 }
 
-/* The root's leader receives the whole from the other group's leader, which got it from a scatter. */
 int icsim_inter_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                         int rcount, MPI_Datatype rtype, int root)
 {
-  if (root == MPI_PROC_NULL)
-    return MPI_SUCCESS;
-  if (root == MPI_ROOT)
-    return icsim_coll_send(c, icsim_coll_addr(sbuf), scount * c->inter.rsize, stype, remote(c, 0));
-  struct icsim_coll l;
-  icsim_coll_local(c, &l);
-  int all = rcount * c->inter.lsize;
-  void *block;
-  char *tmp = leader_tmp(c, all, rtype, &block);
-  if (leader(c))
-    icsim_coll_recv(c, tmp, all, rtype, remote(c, root));
-  icsim_scatter(&l, tmp, rcount, rtype, rbuf, rcount, rtype, 0);
-  free(block);
-  return MPI_SUCCESS;
+  return through_leaders(c, 0, root, (void *)sbuf, scount, stype, rbuf, rcount, rtype);
 }
 
-/* The root receives each process's block straight from it. */
+/* The root receives each process's block straight from it: an all-to-all of the root's receives. */
 int icsim_inter_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                         const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
 {
@@ -171,18 +175,10 @@ int icsim_inter_gatherv(const struct icsim_coll *c, const void *sbuf, int scount
     return MPI_SUCCESS;
   if (root != MPI_ROOT)
     return icsim_coll_send(c, icsim_coll_addr(sbuf), scount, stype, remote(c, root));
-  int n = c->inter.rsize, k = 0;
-  MPI_Aint ext = icsim_coll_extent(rtype);
-  MPI_Request *req = malloc(sizeof *req * (size_t)(n ? n : 1));
-  for (int i = 0; i < n; i++)
-    if (rcounts[i] > 0)
-      icsim_coll_irecv(c, icsim_coll_addr(rbuf) + (MPI_Aint)displs[i] * ext, rcounts[i], rtype, remote(c, i), &req[k++]);
-  icsim_coll_waitall(k, req);
-  free(req);
-  return MPI_SUCCESS;
+  return icsim_inter_alltoallv(c, NULL, NULL, NULL, 0, 0, rtype, rbuf, rcounts, displs, 0, rtype);
 }
 
-/* The root sends each process its block. */
+/* The root sends each process its block: an all-to-all of the root's sends. */
 int icsim_inter_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
                          MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root)
 {
@@ -190,15 +186,7 @@ int icsim_inter_scatterv(const struct icsim_coll *c, const void *sbuf, const int
     return MPI_SUCCESS;
   if (root != MPI_ROOT)
     return icsim_coll_recv(c, icsim_coll_addr(rbuf), rcount, rtype, remote(c, root));
-  int n = c->inter.rsize, k = 0;
-  MPI_Aint ext = icsim_coll_extent(stype);
-  MPI_Request *req = malloc(sizeof *req * (size_t)(n ? n : 1));
-  for (int i = 0; i < n; i++)
-    if (scounts[i] > 0)
-      icsim_coll_isend(c, icsim_coll_addr(sbuf) + (MPI_Aint)displs[i] * ext, scounts[i], stype, remote(c, i), &req[k++]);
-  icsim_coll_waitall(k, req);
-  free(req);
-  return MPI_SUCCESS;
+  return icsim_inter_alltoallv(c, sbuf, scounts, displs, 0, 0, stype, NULL, NULL, NULL, 0, stype);
 }
 
 /* Each group gathers to its leader, the leaders swap the wholes, each broadcasts the other's. */
@@ -217,22 +205,11 @@ int icsim_inter_allgather(const struct icsim_coll *c, const void *sbuf, int scou
   return icsim_bcast(&l, rbuf, theirs, rtype, 0);
 }
 
-/* Each process sends its block to every process of the other group and receives theirs. */
+/* Each process sends its one block to every process of the other group and receives theirs. */
 int icsim_inter_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            const int *rcounts, const int *displs, MPI_Datatype rtype)
 {
-  int n = c->inter.rsize, k = 0;
-  MPI_Aint ext = icsim_coll_extent(rtype);
-  MPI_Request *req = malloc(sizeof *req * (size_t)(2 * n + 1));
-  for (int i = 0; i < n; i++) {
-    if (rcounts[i] > 0)
-      icsim_coll_irecv(c, icsim_coll_addr(rbuf) + (MPI_Aint)displs[i] * ext, rcounts[i], rtype, remote(c, i), &req[k++]);
-    if (scount > 0)
-      icsim_coll_isend(c, icsim_coll_addr(sbuf), scount, stype, remote(c, i), &req[k++]);
-  }
-  icsim_coll_waitall(k, req);
-  free(req);
-  return MPI_SUCCESS;
+  return icsim_inter_alltoallv(c, sbuf, NULL, NULL, scount, 0, stype, rbuf, rcounts, displs, 0, rtype);
 }
 
 int icsim_inter_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
@@ -252,11 +229,13 @@ int icsim_inter_alltoallw(const struct icsim_coll *c, const void *sbuf, const in
   return MPI_SUCCESS;
 }
 
-/* MPI_Alltoall (SCOUNTS NULL: SCOUNT each, blocks in order) and MPI_Alltoallv (counts and
- * displacements in elements) as the -w form. */
+/* Per-peer counts and displacements in elements as the -w form: MPI_Alltoallv, and the others
+ * above. SCOUNTS NULL: SCOUNT to each peer, its block SSTEP elements after the previous one (SCOUNT
+ * for MPI_Alltoall, 0 for one block to all, SCOUNT 0 for no sends); RCOUNTS NULL: RCOUNT from each,
+ * in order. */
 int icsim_inter_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
-                          int scount, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
-                          int rcount, MPI_Datatype rtype)
+                          int scount, int sstep, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                          const int *rdispls, int rcount, MPI_Datatype rtype)
 {
   int n = c->inter.rsize;
   size_t m = (size_t)(n ? n : 1);
@@ -267,7 +246,7 @@ int icsim_inter_alltoallv(const struct icsim_coll *c, const void *sbuf, const in
   for (int i = 0; i < n; i++) {
     sc[i] = scounts ? scounts[i] : scount;
     rc[i] = rcounts ? rcounts[i] : rcount;
-    sd[i] = (MPI_Aint)(scounts ? sdispls[i] : i * scount) * sext;
+    sd[i] = (MPI_Aint)(scounts ? sdispls[i] : i * sstep) * sext;
     rd[i] = (MPI_Aint)(rcounts ? rdispls[i] : i * rcount) * rext;
     st[i] = stype;
     rt[i] = rtype;

@@ -7,20 +7,37 @@
  * before SMPI builds the type; with none left the type is an empty contiguous one. (The old
  * MPI_Type_struct's MPI_LB and MPI_UB markers are kept: they carry no data but set the bounds.) */
 #include <stdlib.h>
+#include <string.h>
 
 #include "layer.h"
 
 /* The type with all blocks empty: no data, lb = ub = 0. */
 static int empty(MPI_Datatype old, MPI_Datatype *out) { return PMPI_Type_contiguous(0, old, out); }
 
+/* The blocks to keep of COUNT: their lengths into L, displacements (DSIZE bytes each) into D and
+ * types into T (when TYPES: a struct's, whose MPI_LB and MPI_UB markers are kept too). Returns
+ * how many; COUNT when none is dropped (then L, D, T are not to be used). */
+static int keep(int count, const int *lens, const void *displs, size_t dsize, const MPI_Datatype *types, int *l,
+                void *d, MPI_Datatype *t)
+{
+  int k = 0;
+  for (int i = 0; i < count; i++)
+    if (lens[i] != 0 || (types && (types[i] == MPI_LB || types[i] == MPI_UB))) {
+      l[k] = lens[i];
+      memcpy((char *)d + (size_t)k * dsize, (const char *)displs + (size_t)i * dsize, dsize);
+      if (types)
+        t[k] = types[i];
+      k++;
+    }
+  return k;
+}
+
 int MPI_Type_indexed(int count, const int *lens, const int *displs, MPI_Datatype old, MPI_Datatype *out)
 {
   if (count <= 0 || !lens || !displs)
     return PMPI_Type_indexed(count, lens, displs, old, out);
-  int *l = malloc(sizeof(int) * 2 * (size_t)count), *d = l + count, k = 0;
-  for (int i = 0; i < count; i++)
-    if (lens[i] != 0)
-      l[k] = lens[i], d[k++] = displs[i];
+  int *l = malloc(sizeof(int) * 2 * (size_t)count), *d = l + count;
+  int k = keep(count, lens, displs, sizeof *d, NULL, l, d, NULL);
   int rc = k == count ? PMPI_Type_indexed(count, lens, displs, old, out)
            : k     ? PMPI_Type_indexed(k, l, d, old, out)
                    : empty(old, out);
@@ -32,11 +49,9 @@ int MPI_Type_create_hindexed(int count, const int *lens, const MPI_Aint *displs,
 {
   if (count <= 0 || !lens || !displs)
     return PMPI_Type_create_hindexed(count, lens, displs, old, out);
-  int *l = malloc(sizeof(int) * (size_t)count), k = 0;
+  int *l = malloc(sizeof(int) * (size_t)count);
   MPI_Aint *d = malloc(sizeof(MPI_Aint) * (size_t)count);
-  for (int i = 0; i < count; i++)
-    if (lens[i] != 0)
-      l[k] = lens[i], d[k++] = displs[i];
+  int k = keep(count, lens, displs, sizeof *d, NULL, l, d, NULL);
   int rc = k == count ? PMPI_Type_create_hindexed(count, lens, displs, old, out)
            : k     ? PMPI_Type_create_hindexed(k, l, d, old, out)
                    : empty(old, out);
@@ -50,12 +65,10 @@ int MPI_Type_create_struct(int count, const int *lens, const MPI_Aint *displs, c
 {
   if (count <= 0 || !lens || !displs || !types)
     return PMPI_Type_create_struct(count, lens, displs, types, out);
-  int *l = malloc(sizeof(int) * (size_t)count), k = 0;
+  int *l = malloc(sizeof(int) * (size_t)count);
   MPI_Aint *d = malloc(sizeof(MPI_Aint) * (size_t)count);
   MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * (size_t)count);
-  for (int i = 0; i < count; i++)
-    if (lens[i] != 0 || types[i] == MPI_LB || types[i] == MPI_UB)
-      l[k] = lens[i], d[k] = displs[i], t[k++] = types[i];
+  int k = keep(count, lens, displs, sizeof *d, types, l, d, t);
   int rc = k == count ? PMPI_Type_create_struct(count, lens, displs, types, out)
            : k     ? PMPI_Type_create_struct(k, l, d, t, out)
                    : empty(MPI_BYTE, out);
