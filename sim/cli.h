@@ -57,9 +57,12 @@ enum program_abi {
   PROGRAM_ABI_OMPI,  /* libmpi.so.40 (Open MPI 3.x/4.x): runs through the abi stack's adaptor */
 };
 /* Check that PATH can run under this icsim: an ELF built with icsimcc (SimGrid's MPI plus the icsim
- * MPI layer), or built against an MPI whose ABI the adaptor translates (*ABI says which). Returns 0,
- * or -1 with ERR saying what it is and how to rebuild it (program.c). */
-int check_program(const char *path, enum program_abi *abi, char *err, size_t errlen);
+ * MPI layer), or whose dependency tree (the program and every library it needs, as ld.so finds
+ * them) was built against one MPI whose ABI the adaptor translates (*ABI says which; *MPI_LIBS, if
+ * not NULL, gets the tree's libraries that call that MPI, "NAME=PATH" joined by ':', each after
+ * those it needs, or NULL). Returns 0, or -1 with ERR saying what it is and how to rebuild it
+ * (program.c). */
+int check_program(const char *path, enum program_abi *abi, char **mpi_libs, char *err, size_t errlen);
 /* "mpich", "openmpi" or "icsim". */
 const char *program_abi_name(enum program_abi abi);
 

@@ -103,7 +103,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
    * layer charges: added on top of the platform's layers when they do not list it. */
   enum program_abi abi = PROGRAM_ABI_ICSIM;
   char *early = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
-  if (early && check_program(early, &abi, err, errlen) == 0 && abi != PROGRAM_ABI_ICSIM)
+  if (early && check_program(early, &abi, NULL, err, errlen) == 0 && abi != PROGRAM_ABI_ICSIM)
     add_abi_layer(abs_platform, sets, sizeof sets);
   free(early);
   struct icsim_runtime *rt = icsim_runtime_create(abs_platform, sets, err, errlen);
@@ -111,7 +111,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     return -1;
   int *rank_host = malloc((size_t)(rq->nranks > 0 ? rq->nranks : 1) * sizeof *rank_host);
   int rc = -1;
-  char *program = NULL;
+  char *program = NULL, *mpi_libs = NULL;
   if (icsim_place(&rt->pf, rq->nranks, rq->place, rank_host, err, errlen))
     goto out;
   if (!rq->program || !rq->program[0]) {
@@ -124,7 +124,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
              rq->program[0]);
     goto out;
   }
-  if (check_program(program, &abi, err, errlen))
+  if (check_program(program, &abi, &mpi_libs, err, errlen))
     goto out;
   if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen))
     goto out;
@@ -183,6 +183,9 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
            ICSIM_LIBDIR);
     else
       push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/ompi/libmpi.so.40", ICSIM_LIBDIR);
+    /* the program's libraries that call MPI: each rank gets its own copy, bound to the adaptor */
+    if (mpi_libs)
+      push(&env, &ne, "ICSIM_ABI_PRIVATE=%s", mpi_libs);
   }
   { /* what smpirun's process preloads: the clock shim (host timing off), the adaptor's loader,
      * then whatever the caller preloads */
@@ -251,6 +254,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   rc = 0;
 out:
   free(program);
+  free(mpi_libs);
   free(rank_host);
   icsim_runtime_destroy(rt);
   return rc;
@@ -709,9 +713,18 @@ int cmd_run(int argc, char **argv)
     for (char **e = env; *e; e++)
       if (!strncmp(*e, "ICSIM_ABI=", 10)) {
         const char *a = *e + 10;
-        printf("# %s was built against %s (it needs %s): it runs through the MPI adaptor, layer abi\n",
+        printf("# %s was built against %s (it or a library it needs, needs %s): it runs through the MPI adaptor, "
+               "layer abi\n",
                rq.program[0], !strcmp(a, "mpich") ? "MPICH" : "Open MPI",
                !strcmp(a, "mpich") ? "libmpich.so.12" : "libmpi.so.40");
+      } else if (!strncmp(*e, "ICSIM_ABI_PRIVATE=", 18)) {
+        printf("# its libraries that call MPI, bound to the adaptor with one copy per rank:");
+        for (const char *p = *e + 18; *p;) {
+          size_t all = strcspn(p, ":"), name = strcspn(p, "=");
+          printf(" %.*s", (int)(all - name - 1), p + name + 1);
+          p += all + (p[all] == ':');
+        }
+        putchar('\n');
       }
     for (char **e = env; *e; e++) {
       char *eq = strchr(*e, '=');

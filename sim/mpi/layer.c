@@ -18,23 +18,47 @@
 
 #include "layer.h"
 
+/* One int per actor that never moves once handed out: a rank that yields (an MPI call, a CPU
+ * charge) while holding the pointer finds it still valid when another rank's first use has grown
+ * the table meanwhile. A realloc-ed array did not: past 17 ranks the adaptor's MPI_Init wrote its
+ * call depth into freed memory (pid 18 was the first to grow the table). Pages of 1024 slots. */
+struct actor_ints {
+  int **pages;
+  size_t npages;
+  int init;
+};
+
+static int *actor_int(struct actor_ints *t)
+{
+  size_t pid = (size_t)sg_actor_self_get_pid();
+  size_t page = pid / 1024;
+  if (page >= t->npages) {
+    size_t n = page + 1;
+    t->pages = realloc(t->pages, n * sizeof *t->pages);
+    for (size_t i = t->npages; i < n; i++)
+      t->pages[i] = NULL;
+    t->npages = n;
+  }
+  if (!t->pages[page]) {
+    t->pages[page] = malloc(1024 * sizeof(int));
+    for (size_t i = 0; i < 1024; i++)
+      t->pages[page][i] = t->init;
+  }
+  return &t->pages[page][pid % 1024];
+}
+
 /* World rank of the calling rank, cached by actor pid: each PMPI call costs SMPI two clock
  * syscalls, and this is asked for every message. */
 int icsim_my_rank(void)
 {
-  static int *by_pid;
-  static size_t cap;
-  size_t pid = (size_t)sg_actor_self_get_pid();
-  if (pid >= cap) {
-    size_t n = pid * 2 + 16;
-    by_pid = realloc(by_pid, n * sizeof *by_pid);
-    for (size_t i = cap; i < n; i++)
-      by_pid[i] = -1;
-    cap = n;
+  static struct actor_ints by_pid = {NULL, 0, -1};
+  int *mine = actor_int(&by_pid);
+  if (*mine < 0) {
+    int r = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+    *mine = r;
   }
-  if (by_pid[pid] < 0)
-    PMPI_Comm_rank(MPI_COMM_WORLD, &by_pid[pid]);
-  return by_pid[pid];
+  return *mine;
 }
 
 int icsim_group_world_rank(MPI_Group g, int r)
@@ -162,20 +186,9 @@ void icsim_occupy_cpu(double seconds)
 /* Calls a call layer's own entry point brackets (the abi stack's adaptor: icsim_call_enter/leave),
  * per actor: inside one, the layer's own charges are not made again (its collectives' sends, the
  * Waitall inside Sendrecv), so the call layer's cost is paid once per call the program makes. */
-static int *entered;
-static size_t entered_cap;
+static struct actor_ints entered_depth = {NULL, 0, 0};
 
-static int *entered_slot(void)
-{
-  size_t pid = (size_t)sg_actor_self_get_pid();
-  if (pid >= entered_cap) {
-    size_t n = pid * 2 + 16;
-    entered = realloc(entered, n * sizeof *entered);
-    memset(entered + entered_cap, 0, (n - entered_cap) * sizeof *entered);
-    entered_cap = n;
-  }
-  return &entered[pid];
-}
+static int *entered_slot(void) { return actor_int(&entered_depth); }
 
 /* MPI_ERRORS_ARE_FATAL: say which call failed and how, and stop the run. */
 static void fatal(const char *call, int rc, const char *on)

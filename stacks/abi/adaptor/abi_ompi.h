@@ -40,6 +40,8 @@ typedef struct {
 
 void *abi_h_in(int kind, A_handle h, int fid);
 A_handle abi_h_out_for(int kind, void *t, const void *caller);
+/* Predefined handle I as CALLER's copy of the program sees it (its own copy of the object, if any). */
+A_handle abi_predef_for(int i, const void *caller);
 void abi_h_release(int kind, A_handle h);
 int abi_is_status_ignore(const A_Status *s);
 void abi_status_out(A_Status *a, const t_status *t);

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* SMPI's copy of the program: a basename ending in _PID_DIGITS.so (smpi_global.cpp). */
@@ -42,38 +44,6 @@ static int is_smpi_copy(const char *file)
   snprintf(pid, sizeof pid, "_%d_", (int)getpid());
   size_t pl = strlen(pid);
   return (size_t)(d - base) >= pl && strncmp(d - pl, pid, pl) == 0;
-}
-
-/* Clear DF_1_PIE in the DT_FLAGS_1 entry of FILE's dynamic segment. */
-static void clear_pie_flag(const char *file)
-{
-  int fd = open(file, O_RDWR);
-  if (fd < 0)
-    return;
-  Elf64_Ehdr eh;
-  if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN || eh.e_phentsize != sizeof(Elf64_Phdr)) {
-    close(fd);
-    return;
-  }
-  for (int i = 0; i < eh.e_phnum; i++) {
-    Elf64_Phdr ph;
-    if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof ph)) != (ssize_t)sizeof ph)
-      break;
-    if (ph.p_type != PT_DYNAMIC)
-      continue;
-    for (Elf64_Off off = 0; off + sizeof(Elf64_Dyn) <= ph.p_filesz; off += sizeof(Elf64_Dyn)) {
-      Elf64_Dyn d;
-      if (pread(fd, &d, sizeof d, (off_t)(ph.p_offset + off)) != (ssize_t)sizeof d || d.d_tag == DT_NULL)
-        break;
-      if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE)) {
-        d.d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
-        if (pwrite(fd, &d, sizeof d, (off_t)(ph.p_offset + off)) != (ssize_t)sizeof d)
-          break;
-      }
-    }
-  }
-  close(fd);
 }
 
 static void *adaptor_handles[4];
@@ -192,6 +162,181 @@ static void redo_copy_relocations(struct link_map *lm)
   }
 }
 
+/* The program's libraries that call MPI (ICSIM_ABI_PRIVATE: "NAME=PATH" joined by ':', each after
+ * those it needs; icsim run reads them from the program's dependency tree). On a real cluster each
+ * process has its own copy of ScaLAPACK's or PETSc's globals (BLACS contexts, communicator caches);
+ * in SMPI every rank lives in one process, where one loaded library would be shared by all. Each
+ * rank gets its own copy, as SMPI's smpi/privatize-libs does, but
+ *   - the copy is named for the rank in its own DT_SONAME, and the program's copy and the other
+ *     copies name it so in their DT_NEEDED (same length: strings are patched in place), so ld.so
+ *     matches the program's need to the copy already loaded without searching any folder;
+ *   - it is loaded with RTLD_DEEPBIND, so its MPI_* bind to the adaptor among its own
+ *     dependencies, not to SimGrid's MPI_* of the process's global scope;
+ *   - libraries of libraries are handled, in the order given. */
+struct private_lib {
+  char *name, *path;
+};
+static struct private_lib *plibs;
+static int nplibs;
+
+static void parse_private_libs(void)
+{
+  static int done;
+  const char *env = getenv("ICSIM_ABI_PRIVATE");
+  if (done || !env)
+    return;
+  done = 1;
+  char *copy = strdup(env);
+  for (char *p = strtok(copy, ":"); p; p = strtok(NULL, ":")) {
+    char *eq = strchr(p, '=');
+    if (!eq)
+      continue;
+    plibs = realloc(plibs, (size_t)(nplibs + 1) * sizeof *plibs);
+    plibs[nplibs].name = strndup(p, (size_t)(eq - p));
+    plibs[nplibs].path = strdup(eq + 1);
+    nplibs++;
+  }
+  free(copy);
+}
+
+/* Rank R's name for private library I: as long as its own, "@" + 4 base-36 digits of R + 2 of I in
+ * place of its first 7 characters (icsim run refuses names shorter than 8). */
+static void private_name(int i, int r, char *out, size_t cap)
+{
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  snprintf(out, cap, "%s", plibs[i].name);
+  out[0] = '@';
+  for (int k = 4; k >= 1; k--, r /= 36)
+    out[k] = digits[r % 36];
+  out[5] = digits[(i / 36) % 36];
+  out[6] = digits[i % 36];
+}
+
+static void die(const char *what, const char *file)
+{
+  fprintf(stderr, "icsim: MPI adaptor: %s %s: %s\n", what, file, errno ? strerror(errno) : "not an ELF library");
+  _exit(2);
+}
+
+/* Patch FILE's dynamic strings in place: every DT_NEEDED equal to FROM[k] becomes TO[k] (same
+ * length); its DT_SONAME becomes SONAME when given; DF_1_PIE is cleared when CLEAR_PIE. */
+static void patch_dynamic(const char *file, char *const *from, char *const *to, int n, const char *soname,
+                          int clear_pie)
+{
+  int fd = open(file, O_RDWR);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0)
+    die("cannot open", file);
+  unsigned char *m = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED)
+    die("cannot map", file);
+  errno = 0;
+  size_t size = (size_t)sb.st_size;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
+  if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+      eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
+    die("cannot read", file);
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(m + eh->e_phoff);
+  Elf64_Dyn *dyn = NULL;
+  size_t ndyn = 0;
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == PT_DYNAMIC && ph[i].p_offset + ph[i].p_filesz <= size) {
+      dyn = (Elf64_Dyn *)(m + ph[i].p_offset);
+      ndyn = ph[i].p_filesz / sizeof *dyn;
+    }
+  uint64_t strtab = 0, stroff = 0, strsz = 0;
+  int found = 0;
+  for (size_t k = 0; k < ndyn && dyn[k].d_tag != DT_NULL; k++) {
+    if (dyn[k].d_tag == DT_STRTAB)
+      strtab = dyn[k].d_un.d_ptr;
+    else if (dyn[k].d_tag == DT_STRSZ)
+      strsz = dyn[k].d_un.d_val;
+    else if (clear_pie && dyn[k].d_tag == DT_FLAGS_1)
+      dyn[k].d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
+  }
+  for (int i = 0; i < eh->e_phnum && !found; i++)
+    if (ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr && strtab - ph[i].p_vaddr < ph[i].p_filesz) {
+      stroff = strtab - ph[i].p_vaddr + ph[i].p_offset;
+      found = 1;
+    }
+  if (!found || stroff + strsz > size)
+    die("cannot read the dynamic strings of", file);
+  char *str = (char *)m + stroff;
+  for (size_t k = 0; k < ndyn && dyn[k].d_tag != DT_NULL; k++) {
+    if (dyn[k].d_un.d_val >= strsz)
+      continue;
+    char *s = str + dyn[k].d_un.d_val;
+    size_t room = strnlen(s, strsz - dyn[k].d_un.d_val);
+    if (dyn[k].d_tag == DT_SONAME && soname) {
+      if (strlen(soname) != room) {
+        fprintf(stderr, "icsim: MPI adaptor: library %s names itself %.*s, not as its users need it (%s): cannot "
+                        "give each rank its own copy\n", file, (int)room, s, soname);
+        _exit(2);
+      }
+      memcpy(s, soname, room);
+    } else if (dyn[k].d_tag == DT_NEEDED)
+      for (int j = 0; j < n; j++)
+        if (room == strlen(from[j]) && !memcmp(s, from[j], room)) {
+          memcpy(s, to[j], room);
+          break;
+        }
+  }
+  munmap(m, size);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+  int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0700);
+  if (in < 0)
+    die("cannot read", from);
+  if (out < 0)
+    die("cannot write", to);
+  char buf[1 << 16];
+  ssize_t got;
+  while ((got = read(in, buf, sizeof buf)) > 0)
+    if (write(out, buf, (size_t)got) != got)
+      die("cannot write", to);
+  if (got < 0 || close(out) != 0)
+    die("cannot write", to);
+  close(in);
+}
+
+/* Before SMPI loads PROGRAM (its copy for the next rank): load this rank's copies of the private
+ * libraries and make the program's copy need them. */
+static void load_private_libs(const char *program, void *(*real_dlopen)(const char *, int))
+{
+  static int rank; /* SMPI loads one copy per rank, in rank order */
+  parse_private_libs();
+  char **names = calloc((size_t)nplibs + 1, sizeof *names), **orig = calloc((size_t)nplibs + 1, sizeof *orig);
+  for (int i = 0; i < nplibs; i++) {
+    names[i] = malloc(strlen(plibs[i].name) + 1);
+    private_name(i, rank, names[i], strlen(plibs[i].name) + 1);
+    orig[i] = plibs[i].name;
+  }
+  const char *slash = strrchr(program, '/');
+  int dirlen = slash ? (int)(slash - program) : 1;
+  for (int i = 0; i < nplibs; i++) {
+    char target[4096];
+    snprintf(target, sizeof target, "%.*s/%s", dirlen, slash ? program : ".", names[i]);
+    copy_file(plibs[i].path, target);
+    patch_dynamic(target, orig, names, i, names[i], 0);
+    if (!real_dlopen(target, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND)) {
+      fprintf(stderr, "icsim: MPI adaptor: cannot load rank %d's copy of %s: %s\n", rank, plibs[i].path, dlerror());
+      unlink(target);
+      _exit(2);
+    }
+    if (!getenv("ICSIM_KEEP_COPIES"))
+      unlink(target);
+  }
+  patch_dynamic(program, orig, names, nplibs, NULL, 1);
+  for (int i = 0; i < nplibs; i++)
+    free(names[i]);
+  free(names);
+  free(orig);
+  rank++;
+}
+
 static struct link_map *last_program; /* the copy SMPI loaded last: the rank about to start */
 
 void *dlopen(const char *file, int mode)
@@ -201,8 +346,8 @@ void *dlopen(const char *file, int mode)
     real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
   int copy = file && is_smpi_copy(file);
   if (copy) {
-    clear_pie_flag(file);
     preload_adaptor();
+    load_private_libs(file, real_dlopen); /* clears DF_1_PIE too */
   }
   void *h = real_dlopen(file, mode);
   if (h && copy && dlinfo(h, RTLD_DI_LINKMAP, &last_program) == 0)
@@ -231,4 +376,28 @@ void *icsim_abi_program_main(void)
     }
   }
   return NULL;
+}
+
+/* exit() inside a rank ends that rank alone, as in a real MPI where each rank is a process: the
+ * adaptor's exit (bind.c, the layer's smpi_exit). The program's own calls find the adaptor's, but a
+ * Fortran STOP reaches exit from libgfortran, loaded with SimGrid in the process's global scope,
+ * where this preloaded library comes before libc: without this, ScaLAPACK's testers (BLACS_EXIT,
+ * then STOP) ended the whole simulation when the first rank stopped, before rank 0 printed its
+ * summary. Outside a rank (smpirun's own end, the programs smpirun's script runs) it is libc's. */
+void exit(int status)
+{
+  static void *(*self)(void);
+  static int looked;
+  if (!looked) {
+    looked = 1;
+    self = (void *(*)(void))dlsym(RTLD_DEFAULT, "sg_actor_self");
+  }
+  if (nadaptor && self && self()) {
+    void (*rank_exit)(int) = (void (*)(int))dlsym(adaptor_handles[0], "exit");
+    if (rank_exit && rank_exit != exit)
+      rank_exit(status);
+  }
+  void (*real)(int) = (void (*)(int))dlsym(RTLD_NEXT, "exit");
+  real(status);
+  _exit(status); /* not reached */
 }

@@ -27,7 +27,7 @@ struct copy_objs {
   void **addr;
 };
 
-static A_handle predef_for(int i, const void *caller)
+A_handle abi_predef_for(int i, const void *caller)
 {
   static struct copy_objs *copies;
   static size_t n;
@@ -62,11 +62,11 @@ A_handle abi_h_out_for(int kind, void *t, const void *caller)
 {
   int i = abi_predef_of_target(kind, t);
   if (i >= 0)
-    return predef_for(i, caller);
+    return abi_predef_for(i, caller);
   if (!t) { /* SMPI's NULL of a kind whose null Open MPI predefines with another name */
     for (int k = 0; k < abi_npredefs; k++)
       if (abi_predefs[k].kind == kind && strstr(abi_predefs[k].name, "_NULL"))
-        return predef_for(k, caller);
+        return abi_predef_for(k, caller);
     return NULL;
   }
   int slot = abi_dyn_new(kind, t);
