@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +50,38 @@ static void push(char ***v, int *n, const char *fmt, ...)
 static int write_hostfile(const char *path, const char *content, char *err, size_t errlen)
 {
   return icsim_output_write("hostfile", path, content, strlen(content), err, errlen);
+}
+
+/* Each rank gets its own copy of the program (SMPI) and of every library of it that calls MPI (the
+ * adaptor's loader) in $TMPDIR; removed once loaded, a copy still holds its space while it is mapped,
+ * to the end of the run. Refuse before starting when the folder has not room for all of them. */
+static int copies_fit(const char *program, const char *mpi_libs, int nranks, char *err, size_t errlen)
+{
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp)
+    tmp = "/tmp";
+  struct stat sb;
+  double per_rank = stat(program, &sb) == 0 ? (double)sb.st_size : 0;
+  for (const char *p = mpi_libs; *p;) {
+    size_t all = strcspn(p, ":"), name = strcspn(p, "=");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%.*s", (int)(all - name - 1), p + name + 1);
+    if (stat(path, &sb) == 0)
+      per_rank += (double)sb.st_size;
+    p += all + (p[all] == ':');
+  }
+  struct statvfs vfs;
+  if (statvfs(tmp, &vfs) != 0)
+    return 0; /* smpirun will say what is wrong with the folder */
+  double need = per_rank * nranks, have = (double)vfs.f_bavail * (double)vfs.f_frsize;
+  if (need > have) {
+    snprintf(err, errlen,
+             "-n %d: each rank gets its own copy of %s and of its libraries that call MPI (%.1f MB a rank, %.0f MB "
+             "in all) in %s, which has %.0f MB free; set TMPDIR to a folder with room, or lower -n",
+             nranks, program, per_rank / 1e6, need / 1e6, tmp, have / 1e6);
+    return -1;
+  }
+  return 0;
 }
 
 /* Prepend the `abi` layer to the platform's layers (or to a --set layers list) in SETS. */
@@ -125,6 +158,8 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     goto out;
   }
   if (check_program(program, &abi, &mpi_libs, err, errlen))
+    goto out;
+  if (mpi_libs && copies_fit(program, mpi_libs, rq->nranks, err, errlen))
     goto out;
   if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen))
     goto out;
@@ -281,8 +316,9 @@ static void print_quoted(FILE *f, const char *s)
 struct stderr_filter {
   int deadlock;
   char when[64];
-  char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." */
+  char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." (the first BLOCKED_LISTED) */
   size_t blen;
+  int nblocked;
   char *held; /* lines that may report the signal the simulation died of, printed later unless so */
   char *load_error; /* SMPI could not load the program (a library missing, no main): why */
 };
@@ -308,6 +344,9 @@ static void release_held(struct stderr_filter *f)
   free(f->held);
   f->held = NULL;
 }
+
+/* Blocked ranks named one by one in a deadlock report; the rest are counted. */
+#define BLOCKED_LISTED 16
 
 static void filter_line(struct stderr_filter *f, const char *line)
 {
@@ -346,6 +385,8 @@ static void filter_line(struct stderr_filter *f, const char *line)
       if (strstr(what, "Wait") || strstr(what, "Comm"))
         snprintf(what, sizeof what, "waiting for communication");
     }
+    if (parsed && f->nblocked++ >= BLOCKED_LISTED)
+      return; /* a thousand ranks in one line help nobody: counted, not listed */
     if (parsed) {
       char *act = strstr(what, " activity");
       if (act)
@@ -568,11 +609,15 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   } else if (nt.exit_status >= 0) {
     code = nt.exit_status; /* MPI_Abort, exit() ending the process: the layer said why */
   } else if (nt.deadlocked || filt.deadlock) {
+    char more[96] = "";
+    if (filt.nblocked > BLOCKED_LISTED)
+      snprintf(more, sizeof more, "; and %d more ranks (%d blocked in all)", filt.nblocked - BLOCKED_LISTED,
+               filt.nblocked);
     fprintf(stderr,
-            "icsim: the program deadlocked (simulated time %s s): no rank can progress. Blocked: %s.\n"
+            "icsim: the program deadlocked (simulated time %s s): no rank can progress. Blocked: %s%s.\n"
             "icsim: look for a receive without a matching send, blocking sends to each other larger than the "
             "eager threshold, or a rank that ended while others still wait for it.\n",
-            filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)");
+            filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)", more);
     if (code == 0)
       code = 3;
   } else if (signal_death) {

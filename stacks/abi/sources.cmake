@@ -21,7 +21,7 @@ endif()
 
 set(STACK_SOURCES model.c)
 list(APPEND ICSIM_STACK_SOURCES ${abi_gen}/abi_calls.c)
-set(STACK_TESTS tests/test_abi.c tests/test_abi_e2e.c)
+set(STACK_TESTS tests/test_abi.c tests/test_abi_e2e.c tests/test_abi_scale.c tests/test_abi_libs.c)
 
 set(abi_common ${abi_dir}/adaptor/bind.c ${abi_dir}/adaptor/handles.c ${abi_dir}/adaptor/values.c
                ${abi_gen}/target_tables.c)
@@ -73,6 +73,23 @@ function(abi_foreign_workload mpi cc name)
     COMMENT "${mpi} build of ${name}")
   add_custom_target(abi_${mpi}_${name} ALL DEPENDS ${out})
 endfunction()
+# A program whose every MPI call is in two shared libraries of ours (tests/progs/libcalls): the
+# program names no MPI, libicsimabi_outer.so needs libicsimabi_inner.so, both found through
+# RUNPATH $ORIGIN, in build/workloads/NAME/libcalls/. CC_INNER builds the inner library, CC_OUTER
+# the rest (two MPIs: a tree icsim run must refuse).
+function(abi_libcalls name cc_inner cc_outer)
+  set(d ${CMAKE_BINARY_DIR}/workloads/${name}/libcalls)
+  set(src ${abi_dir}/tests/progs/libcalls)
+  add_custom_command(OUTPUT ${d}/libcalls ${d}/libicsimabi_outer.so ${d}/libicsimabi_inner.so
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${d}
+    COMMAND ${cc_inner} -O2 -fPIC -shared -o ${d}/libicsimabi_inner.so ${src}/inner.c
+    COMMAND ${cc_outer} -O2 -fPIC -shared -o ${d}/libicsimabi_outer.so ${src}/outer.c -L${d} -licsimabi_inner
+            -Wl,-rpath,$ORIGIN
+    COMMAND ${cc_outer} -O2 -o ${d}/libcalls ${src}/main.c -L${d} -licsimabi_outer -Wl,-rpath,$ORIGIN
+    DEPENDS ${src}/inner.c ${src}/outer.c ${src}/main.c ${src}/libcalls.h
+    COMMENT "${name} build of libcalls (MPI called from shared libraries)" VERBATIM)
+  add_custom_target(abi_${name}_libcalls ALL DEPENDS ${d}/libcalls)
+endfunction()
 foreach(mpi mpich openmpi)
   string(TOUPPER ${mpi} MPI)
   if(ABI_MPICC_${MPI})
@@ -83,10 +100,15 @@ foreach(mpi mpich openmpi)
       abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} ${k} ${abi_wl}/npb/${k}.c ${abi_wl}/npb/npb.c)
     endforeach()
     abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} abi_checks ${abi_dir}/tests/progs/abi_checks.c)
+    abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} hello_allreduce ${abi_dir}/tests/progs/hello_allreduce.c)
+    abi_libcalls(${mpi} ${ABI_MPICC_${MPI}} ${ABI_MPICC_${MPI}})
     # intercommunicator collectives: MPI_ROOT and MPI_PROC_NULL roots, remote-group-long arrays
     abi_foreign_workload(${mpi} ${ABI_MPICC_${MPI}} intercomm_coll ${CMAKE_SOURCE_DIR}/tests/mpi/intercomm_coll.c)
   endif()
 endforeach()
+if(ABI_MPICC_MPICH AND ABI_MPICC_OPENMPI)
+  abi_libcalls(mixed ${ABI_MPICC_OPENMPI} ${ABI_MPICC_MPICH})
+endif()
 # gfortran writes no module here (the program uses mpif.h or MPICH's installed mpi module)
 if(ABI_MPIF90_MPICH)
   set(out ${CMAKE_BINARY_DIR}/workloads/mpich/osu_latency_f)

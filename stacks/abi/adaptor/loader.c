@@ -302,6 +302,20 @@ static void copy_file(const char *from, const char *to)
   close(in);
 }
 
+/* The files of the rank's copies, removed once the program's copy is loaded: until then ld.so may
+ * look for them, by name, in the folder of the program's copy, which smpirun puts first on
+ * LD_LIBRARY_PATH (a library without DT_SONAME cannot be matched to its loaded copy by name). */
+static char (*copies)[4096];
+
+static void remove_copies(void)
+{
+  for (int i = 0; i < nplibs && copies; i++)
+    if (copies[i][0]) {
+      unlink(copies[i]);
+      copies[i][0] = '\0';
+    }
+}
+
 /* Before SMPI loads PROGRAM (its copy for the next rank): load this rank's copies of the private
  * libraries and make the program's copy need them. */
 static void load_private_libs(const char *program, void *(*real_dlopen)(const char *, int))
@@ -316,6 +330,8 @@ static void load_private_libs(const char *program, void *(*real_dlopen)(const ch
   }
   const char *slash = strrchr(program, '/');
   int dirlen = slash ? (int)(slash - program) : 1;
+  if (!copies)
+    copies = calloc((size_t)nplibs + 1, sizeof *copies);
   for (int i = 0; i < nplibs; i++) {
     char target[4096];
     snprintf(target, sizeof target, "%.*s/%s", dirlen, slash ? program : ".", names[i]);
@@ -324,10 +340,10 @@ static void load_private_libs(const char *program, void *(*real_dlopen)(const ch
     if (!real_dlopen(target, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND)) {
       fprintf(stderr, "icsim: MPI adaptor: cannot load rank %d's copy of %s: %s\n", rank, plibs[i].path, dlerror());
       unlink(target);
+      remove_copies();
       _exit(2);
     }
-    if (!getenv("ICSIM_KEEP_COPIES"))
-      unlink(target);
+    snprintf(copies[i], sizeof copies[i], "%s", target);
   }
   patch_dynamic(program, orig, names, nplibs, NULL, 1);
   for (int i = 0; i < nplibs; i++)
@@ -350,6 +366,8 @@ void *dlopen(const char *file, int mode)
     load_private_libs(file, real_dlopen); /* clears DF_1_PIE too */
   }
   void *h = real_dlopen(file, mode);
+  if (copy)
+    remove_copies();
   if (h && copy && dlinfo(h, RTLD_DI_LINKMAP, &last_program) == 0)
     redo_copy_relocations(last_program);
   return h;
