@@ -755,12 +755,14 @@ int cmd_run(int argc, char **argv)
       free(rq.sets);
       return 2;
     }
+    int through_libs = 0;
+    for (char **e = env; *e; e++)
+      through_libs |= !strncmp(*e, "ICSIM_ABI_PRIVATE=", 18);
     for (char **e = env; *e; e++)
       if (!strncmp(*e, "ICSIM_ABI=", 10)) {
         const char *a = *e + 10;
-        printf("# %s was built against %s (it or a library it needs, needs %s): it runs through the MPI adaptor, "
-               "layer abi\n",
-               rq.program[0], !strcmp(a, "mpich") ? "MPICH" : "Open MPI",
+        printf("# %s was built against %s (%s %s): it runs through the MPI adaptor, layer abi\n", rq.program[0],
+               !strcmp(a, "mpich") ? "MPICH" : "Open MPI", through_libs ? "it or its libraries need" : "it needs",
                !strcmp(a, "mpich") ? "libmpich.so.12" : "libmpi.so.40");
       } else if (!strncmp(*e, "ICSIM_ABI_PRIVATE=", 18)) {
         printf("# its libraries that call MPI, bound to the adaptor with one copy per rank:");

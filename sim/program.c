@@ -170,7 +170,7 @@ static void private_libs(const struct elf_tree *t, const struct tree_mpi *m, int
 static void who(const struct elf_tree *t, int i, char *out, size_t cap)
 {
   if (i == 0)
-    snprintf(out, cap, "the program itself");
+    snprintf(out, cap, "it");
   else
     snprintf(out, cap, "its library %s", t->obj[i].path ? t->obj[i].path : t->obj[i].name);
 }

@@ -4,35 +4,16 @@
  * of its own); a tree built against two MPIs is refused naming both. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../tests/shell.h"
+#include "expect_run.h"
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define PLATFORM "-p " ICSIM_SRC "/platforms/score-gige-xeon.yaml "
 #define WL ICSIM_BUILD "/workloads/"
-
-static char *icsim(int expect, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *icsim(int expect, const char *fmt, ...)
-{
-  char *args, *cmd, *out;
-  va_list ap;
-  va_start(ap, fmt);
-  if (vasprintf(&args, fmt, ap) < 0)
-    abort();
-  va_end(ap);
-  if (asprintf(&cmd, "%s", args) < 0)
-    abort();
-  int rc = run(cmd, &out, 1);
-  cr_assert_eq(rc, expect, "'%s' exited %d, expected %d:\n%s", cmd, rc, expect, out);
-  free(args);
-  free(cmd);
-  return out;
-}
 
 /* Our own program (tests/progs/libcalls): main names no MPI, libicsimabi_outer.so calls MPI_Init and
  * the collectives and uses libicsimabi_inner.so, which keeps a communicator, its rank and a count of
@@ -43,14 +24,14 @@ static void libcalls(const char *mpi, const char *soname)
   snprintf(prog, sizeof prog, WL "%s/libcalls/libcalls", mpi);
   if (access(prog, X_OK) != 0)
     cr_skip_test("%s not built (no mpicc.%s)", prog, mpi);
-  char *dry = icsim(0, ICSIM " run --dry-run " PLATFORM "-n 4 %s", prog);
+  char *dry = expect_run(0, ICSIM " run --dry-run " PLATFORM "-n 4 %s", prog);
   cr_assert(strstr(dry, soname), "%s", dry);
   const char *inner = strstr(dry, "libicsimabi_inner.so"), *outer = strstr(dry, "libicsimabi_outer.so");
   cr_assert(inner && outer && inner < outer, "both libraries, the one needed first:\n%s", dry);
   free(dry);
   static const int counts[] = {2, 18, 64};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-    char *out = icsim(0, ICSIM " run -p " ICSIM_SRC "/bench/star-1024.yaml --place cyclic --host-timing off -n %d %s 5",
+    char *out = expect_run(0, ICSIM " run -p " ICSIM_SRC "/bench/star-1024.yaml --place cyclic --host-timing off -n %d %s 5",
                       counts[i], prog);
     char expect[128];
     snprintf(expect, sizeof expect, "library calls on %d ranks, 5 rounds: 0 checks failed", counts[i]);
@@ -67,7 +48,7 @@ Test(abi_libs, two_mpis_in_one_tree_are_refused_naming_both)
   const char *prog = WL "mixed/libcalls/libcalls";
   if (access(prog, X_OK) != 0)
     cr_skip_test("%s not built (needs mpicc.mpich and mpicc.openmpi)", prog);
-  char *out = icsim(2, ICSIM " run " PLATFORM "-n 2 %s", prog);
+  char *out = expect_run(2, ICSIM " run " PLATFORM "-n 2 %s", prog);
   cr_assert(strstr(out, "mixes two MPIs"), "%s", out);
   cr_assert(strstr(out, "libicsimabi_outer.so needs libmpich.so.12"), "%s", out);
   cr_assert(strstr(out, "libicsimabi_inner.so needs libmpi.so.40"), "%s", out);
@@ -93,7 +74,7 @@ static void scalapack(const char *mpi, const char *tester)
       np = atoi(strstr(line, "\"-n\" \"") + 6);
   fclose(f);
   cr_assert_gt(np, 0, "%s: no process count for %s", ctest, tester);
-  char *out = icsim(0, "cd %s && " ICSIM " run " PLATFORM "--host-timing off -n %d ./%s", dir, np, tester);
+  char *out = expect_run(0, "cd %s && " ICSIM " run " PLATFORM "--host-timing off -n %d ./%s", dir, np, tester);
   cr_assert(strstr(out, " tests completed and passed residual checks."), "%s", out);
   cr_assert(strstr(out, "    0 tests completed and failed residual checks."), "%s", out);
   cr_assert(strstr(out, "END OF TESTS."), "%s", out);

@@ -5,13 +5,12 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../tests/shell.h"
+#include "expect_run.h"
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define RUN ICSIM " run -p " ICSIM_SRC "/bench/star-1024.yaml --place cyclic --host-timing off "
@@ -27,30 +26,12 @@ static char *path_of(const char *mpi, const char *name)
   return p;
 }
 
-static char *icsim_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *icsim_ok(const char *fmt, ...)
-{
-  char *args, *cmd, *out;
-  va_list ap;
-  va_start(ap, fmt);
-  if (vasprintf(&args, fmt, ap) < 0)
-    abort();
-  va_end(ap);
-  if (asprintf(&cmd, RUN "%s", args) < 0)
-    abort();
-  int rc = run(cmd, &out, 1);
-  cr_assert_eq(rc, 0, "'%s' exited %d:\n%s", cmd, rc, out);
-  free(args);
-  free(cmd);
-  return out;
-}
-
 static void hello(const char *mpi)
 {
   static const int counts[] = {2, 17, 18, 64, 256};
   char *prog = path_of(mpi, "hello_allreduce");
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-    char *out = icsim_ok("-n %d %s", counts[i], prog);
+    char *out = expect_run(0, RUN "-n %d %s", counts[i], prog);
     char expect[128];
     snprintf(expect, sizeof expect, "hello from %d ranks: sum of ranks %ld (ok)", counts[i],
              (long)counts[i] * (counts[i] - 1) / 2);
@@ -77,11 +58,11 @@ static void is_class_s(const char *mpi)
   static const int counts[] = {2, 64, 256};
   char *prog = path_of(mpi, "is");
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-    char *out = icsim_ok("-n %d %s S", counts[i], prog);
+    char *out = expect_run(0, RUN "-n %d %s S", counts[i], prog);
     cr_assert(strstr(out, "Verification    =               SUCCESSFUL"), "%s IS S at %d ranks:\n%s", mpi, counts[i],
               out);
     if (counts[i] <= 64) {
-      char *native = icsim_ok("-n %d is S", counts[i]);
+      char *native = expect_run(0, RUN "-n %d is S", counts[i]);
       double a = field(out, "Mop/s total"), n = field(native, "Mop/s total");
       cr_assert(a <= n && a > 0.995 * n, "%s IS S at %d ranks: %.2f Mop/s through the adaptor, %.2f native", mpi,
                 counts[i], a, n);
