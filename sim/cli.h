@@ -41,30 +41,20 @@ struct run_request {
 };
 
 /* Build the smpirun argv (NULL-terminated, malloc'ed strings) and the environment assignments
- * (NAME=value strings). Writes the hostfile to HOSTFILE. Returns 0 or -1 with ERR. */
-int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out, char *err,
-                  size_t errlen);
+ * (NAME=value strings). Writes the hostfile to HOSTFILE. NOTE_OUT (may be NULL) gets what the layer
+ * that took the program says of it ("# " lines, malloc'ed) or NULL. Returns 0 or -1 with ERR. */
+int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out,
+                  char **note_out, char *err, size_t errlen);
 /* Run it; the program's stdout goes to OUT_FD (1 for the terminal), stderr is filtered and
  * deadlocks/crashes are explained. Returns the program's exit status. */
 int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t errlen);
 /* Locate a program by path, PATH or the build's workloads folder. Returns malloc'ed path or NULL
  * (program.c). */
 char *find_program(const char *name);
-/* The MPI ABI a program was built against, read from its dynamic section (DT_NEEDED). */
-enum program_abi {
-  PROGRAM_ABI_ICSIM, /* icsimcc: SimGrid's MPI with the icsim layer */
-  PROGRAM_ABI_MPICH, /* libmpich.so.12 (MPICH, Intel MPI): runs through the abi stack's adaptor */
-  PROGRAM_ABI_OMPI,  /* libmpi.so.40 (Open MPI 3.x/4.x): runs through the abi stack's adaptor */
-};
-/* Check that PATH can run under this icsim: an ELF built with icsimcc (SimGrid's MPI plus the icsim
- * MPI layer), or whose dependency tree (the program and every library it needs, as ld.so finds
- * them) was built against one MPI whose ABI the adaptor translates (*ABI says which; *MPI_LIBS, if
- * not NULL, gets the tree's libraries that call that MPI, "NAME=PATH" joined by ':', each after
- * those it needs, or NULL). Returns 0, or -1 with ERR saying what it is and how to rebuild it
- * (program.c). */
-int check_program(const char *path, enum program_abi *abi, char **mpi_libs, char *err, size_t errlen);
-/* "mpich", "openmpi" or "icsim". */
-const char *program_abi_name(enum program_abi abi);
+/* Check that PATH can run under this icsim as an icsimcc build (SimGrid's MPI plus the icsim MPI
+ * layer). Returns 0, or -1 with ERR saying what it is and how to rebuild it (program.c). Programs a
+ * layer takes through its launch hook (stack.h: an ABI adaptor's) are not asked. */
+int check_program(const char *path, char *err, size_t errlen);
 
 void free_strv(char **v);
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,40 +51,8 @@ static int write_hostfile(const char *path, const char *content, char *err, size
   return icsim_output_write("hostfile", path, content, strlen(content), err, errlen);
 }
 
-/* Each rank gets its own copy of the program (SMPI) and of every library of it that calls MPI (the
- * adaptor's loader) in $TMPDIR; removed once loaded, a copy still holds its space while it is mapped,
- * to the end of the run. Refuse before starting when the folder has not room for all of them. */
-static int copies_fit(const char *program, const char *mpi_libs, int nranks, char *err, size_t errlen)
-{
-  const char *tmp = getenv("TMPDIR");
-  if (!tmp || !*tmp)
-    tmp = "/tmp";
-  struct stat sb;
-  double per_rank = stat(program, &sb) == 0 ? (double)sb.st_size : 0;
-  for (const char *p = mpi_libs; *p;) {
-    size_t all = strcspn(p, ":"), name = strcspn(p, "=");
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%.*s", (int)(all - name - 1), p + name + 1);
-    if (stat(path, &sb) == 0)
-      per_rank += (double)sb.st_size;
-    p += all + (p[all] == ':');
-  }
-  struct statvfs vfs;
-  if (statvfs(tmp, &vfs) != 0)
-    return 0; /* smpirun will say what is wrong with the folder */
-  double need = per_rank * nranks, have = (double)vfs.f_bavail * (double)vfs.f_frsize;
-  if (need > have) {
-    snprintf(err, errlen,
-             "-n %d: each rank gets its own copy of %s and of its libraries that call MPI (%.1f MB a rank, %.0f MB "
-             "in all) in %s, which has %.0f MB free; set TMPDIR to a folder with room, or lower -n",
-             nranks, program, per_rank / 1e6, need / 1e6, tmp, have / 1e6);
-    return -1;
-  }
-  return 0;
-}
-
-/* Prepend the `abi` layer to the platform's layers (or to a --set layers list) in SETS. */
-static void add_abi_layer(const char *platform, char *sets, size_t cap)
+/* Prepend layer LAYER to the platform's layers (or to a --set layers list) in SETS, unless they list it. */
+static void add_layer(const char *layer, const char *platform, char *sets, size_t cap)
 {
   char names[512] = "";
   const char *given = strstr(sets, "layers=");
@@ -108,16 +75,18 @@ static void add_abi_layer(const char *platform, char *sets, size_t cap)
   int has = 0;
   for (char *t = names, *end; *t; t = *end ? end + 1 : end) {
     end = t + strcspn(t, ",");
-    has |= (size_t)(end - t) == 3 && !strncmp(t, "abi", 3);
+    has |= (size_t)(end - t) == strlen(layer) && !strncmp(t, layer, strlen(layer));
   }
-  snprintf(list, sizeof list, "%s%s%s", has ? "" : "abi", has || !names[0] ? "" : ",", names);
+  snprintf(list, sizeof list, "%s%s%s", has ? "" : layer, has || !names[0] ? "" : ",", names);
   size_t len = strlen(sets);
   snprintf(sets + len, cap - len, "%slayers=%s", len ? ";" : "", list);
 }
 
-int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out, char *err,
-                  size_t errlen)
+int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out,
+                  char **note_out, char *err, size_t errlen)
 {
+  if (note_out)
+    *note_out = NULL;
   char abs_platform[PATH_MAX];
   if (!realpath(rq->platform, abs_platform)) {
     snprintf(err, errlen, "-p %s: cannot open (%s); check the path", rq->platform, strerror(errno));
@@ -132,19 +101,31 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     }
     snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%s", i ? ";" : "", rq->sets[i]);
   }
-  /* A program built against MPICH or Open MPI runs through the MPI adaptor, whose cost the `abi` call
-   * layer charges: added on top of the platform's layers when they do not list it. */
-  enum program_abi abi = PROGRAM_ABI_ICSIM;
+  /* A layer may take the program through its launch hook (an ABI adaptor takes a binary built
+   * against another MPI): asked before the platform is read, since it may add itself to it. */
+  struct icsim_launch launch = {.libdir = ICSIM_LIBDIR, .nranks = rq->nranks};
+  const struct icsim_stack_ops *taker = NULL;
   char *early = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
-  if (early && check_program(early, &abi, NULL, err, errlen) == 0 && abi != PROGRAM_ABI_ICSIM)
-    add_abi_layer(abs_platform, sets, sizeof sets);
+  for (size_t i = 0; early && !taker && i < icsim_stack_count(); i++) {
+    const struct icsim_stack_ops *ops = icsim_stack_at(i);
+    int r = ops->launch ? ops->launch(early, &launch, err, errlen) : 0;
+    if (r < 0) {
+      free(early);
+      icsim_launch_clear(&launch);
+      return -1;
+    }
+    if (r > 0)
+      taker = ops;
+  }
   free(early);
+  if (taker && launch.add_layer)
+    add_layer(taker->name, abs_platform, sets, sizeof sets);
   struct icsim_runtime *rt = icsim_runtime_create(abs_platform, sets, err, errlen);
   if (!rt)
     return -1;
   int *rank_host = malloc((size_t)(rq->nranks > 0 ? rq->nranks : 1) * sizeof *rank_host);
   int rc = -1;
-  char *program = NULL, *mpi_libs = NULL;
+  char *program = NULL;
   if (icsim_place(&rt->pf, rq->nranks, rq->place, rank_host, err, errlen))
     goto out;
   if (!rq->program || !rq->program[0]) {
@@ -157,9 +138,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
              rq->program[0]);
     goto out;
   }
-  if (check_program(program, &abi, &mpi_libs, err, errlen))
-    goto out;
-  if (mpi_libs && copies_fit(program, mpi_libs, rq->nranks, err, errlen))
+  if (!taker && check_program(program, err, errlen))
     goto out;
   if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen))
     goto out;
@@ -202,37 +181,27 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     }
     push(&env, &ne, "%s=%s/%s", ICSIM_ENV_STATS, abs, slash ? slash + 1 : rq->stats);
   }
-  if (abi != PROGRAM_ABI_ICSIM) {
+  if (taker) {
 #if ICSIM_SANITIZED
-    snprintf(err, errlen, "program %s needs the MPI adaptor, which the sanitizer build does not run; use the "
-             "ordinary build", program);
+    snprintf(err, errlen, "program %s runs through the `%s` layer's launch, which the sanitizer build does not run; "
+             "use the ordinary build", program, taker->name);
     free_strv(env);
     goto out;
 #endif
-    /* The adaptor stands in for the program's MPI library: its loader, preloaded into smpirun's
-     * process, loads it before the program and lets SMPI load an ordinary executable
-     * (stacks/abi/README.md). */
-    push(&env, &ne, "ICSIM_ABI=%s", program_abi_name(abi));
-    if (abi == PROGRAM_ABI_MPICH)
-      push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/mpich/libmpich.so.12:%s/abi/mpich/libmpichfort.so.12", ICSIM_LIBDIR,
-           ICSIM_LIBDIR);
-    else
-      push(&env, &ne, "ICSIM_ABI_LIBS=%s/abi/ompi/libmpi.so.40", ICSIM_LIBDIR);
-    /* the program's libraries that call MPI: each rank gets its own copy, bound to the adaptor */
-    if (mpi_libs)
-      push(&env, &ne, "ICSIM_ABI_PRIVATE=%s", mpi_libs);
+    for (int i = 0; i < ICSIM_LAUNCH_MAX_ENV && launch.env[i]; i++)
+      push(&env, &ne, "%s", launch.env[i]);
   }
-  { /* what smpirun's process preloads: the clock shim (host timing off), the adaptor's loader,
-     * then whatever the caller preloads */
+  { /* what smpirun's process preloads: the clock shim (host timing off), what the layer that took
+     * the program needs (the adaptor's loader), then whatever the caller preloads */
     char preload[3 * PATH_MAX] = "";
     const char *pre = getenv("LD_PRELOAD");
 #if !ICSIM_SANITIZED
     if (!rq->host_timing)
       snprintf(preload, sizeof preload, "%s/libicsim_clock.so", ICSIM_LIBDIR);
 #endif
-    if (abi != PROGRAM_ABI_ICSIM)
-      snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s/libicsim_abi_loader.so",
-               preload[0] ? ":" : "", ICSIM_LIBDIR);
+    if (taker && launch.preload)
+      snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "",
+               launch.preload);
     if (pre && *pre)
       snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "", pre);
     if (preload[0])
@@ -289,7 +258,11 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   rc = 0;
 out:
   free(program);
-  free(mpi_libs);
+  if (note_out && rc == 0 && launch.note) {
+    *note_out = launch.note;
+    launch.note = NULL;
+  }
+  icsim_launch_clear(&launch);
   free(rank_host);
   icsim_runtime_destroy(rt);
   return rc;
@@ -543,7 +516,7 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   struct run_request inner = *rq;
   inner.stats = rq->stats ? stats : NULL;
   char **argv, **env;
-  if (build_smpirun(&inner, hostfile, &argv, &env, err, errlen)) {
+  if (build_smpirun(&inner, hostfile, &argv, &env, NULL, err, errlen)) {
     icsim_scratch_remove(dir);
     return -1;
   }
@@ -749,30 +722,15 @@ int cmd_run(int argc, char **argv)
     for (const char *k = key; *k; k++)
       h = (h ^ (unsigned char)*k) * 1099511628211UL;
     snprintf(hostfile, sizeof hostfile, "%s/icsim-%d-%016lx.hosts", tmp ? tmp : "/tmp", (int)getuid(), h);
-    char **sargv, **env;
-    if (build_smpirun(&rq, hostfile, &sargv, &env, err, sizeof err)) {
+    char **sargv, **env, *note;
+    if (build_smpirun(&rq, hostfile, &sargv, &env, &note, err, sizeof err)) {
       fprintf(stderr, "icsim run: %s\n", err);
       free(rq.sets);
       return 2;
     }
-    int through_libs = 0;
-    for (char **e = env; *e; e++)
-      through_libs |= !strncmp(*e, "ICSIM_ABI_PRIVATE=", 18);
-    for (char **e = env; *e; e++)
-      if (!strncmp(*e, "ICSIM_ABI=", 10)) {
-        const char *a = *e + 10;
-        printf("# %s was built against %s (%s %s): it runs through the MPI adaptor, layer abi\n", rq.program[0],
-               !strcmp(a, "mpich") ? "MPICH" : "Open MPI", through_libs ? "it or its libraries need" : "it needs",
-               !strcmp(a, "mpich") ? "libmpich.so.12" : "libmpi.so.40");
-      } else if (!strncmp(*e, "ICSIM_ABI_PRIVATE=", 18)) {
-        printf("# its libraries that call MPI, bound to the adaptor with one copy per rank:");
-        for (const char *p = *e + 18; *p;) {
-          size_t all = strcspn(p, ":"), name = strcspn(p, "=");
-          printf(" %.*s", (int)(all - name - 1), p + name + 1);
-          p += all + (p[all] == ':');
-        }
-        putchar('\n');
-      }
+    if (note) /* what the layer that took the program says of it (the adaptor: the ABI, its libraries) */
+      fputs(note, stdout);
+    free(note);
     for (char **e = env; *e; e++) {
       char *eq = strchr(*e, '=');
       printf("%.*s=", (int)(eq - *e + 0), *e);

@@ -1,6 +1,8 @@
 /* Stack registry: each stack's object file registers itself from a constructor. */
+#define _GNU_SOURCE
 #include "stack.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,4 +76,33 @@ int icsim_eager_push(const struct icsim_wire_query *q, struct icsim_wire_cost *c
     return 0;
   c->latency_s = c->latency_s - flown > 1e-12 ? c->latency_s - flown : 1e-12;
   return 1;
+}
+
+int icsim_launch_env(struct icsim_launch *l, const char *fmt, ...)
+{
+  int i = 0;
+  while (i < ICSIM_LAUNCH_MAX_ENV && l->env[i])
+    i++;
+  if (i == ICSIM_LAUNCH_MAX_ENV)
+    return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vasprintf(&l->env[i], fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    l->env[i] = NULL;
+  return n < 0 ? -1 : 0;
+}
+
+void icsim_launch_clear(struct icsim_launch *l)
+{
+  for (int i = 0; i < ICSIM_LAUNCH_MAX_ENV; i++)
+    free(l->env[i]);
+  free(l->preload);
+  free(l->note);
+  const char *libdir = l->libdir;
+  int nranks = l->nranks;
+  memset(l, 0, sizeof *l);
+  l->libdir = libdir;
+  l->nranks = nranks;
 }

@@ -98,6 +98,21 @@ struct icsim_counter {
   double value;
 };
 
+/* What a layer adds to the launch of a program (`icsim run`), decided before anything runs. */
+#define ICSIM_LAUNCH_MAX_ENV 8
+struct icsim_launch {
+  const char *libdir; /* in: icsim's library folder (build/lib) */
+  int nranks;         /* in: -n */
+  int add_layer;      /* out: 1 puts this layer on top of the platform's layers (unless they list it) */
+  char *env[ICSIM_LAUNCH_MAX_ENV]; /* out: "NAME=VALUE" for smpirun's environment (malloc'ed) */
+  char *preload;      /* out: a library smpirun's process preloads (malloc'ed) */
+  char *note;         /* out: what `--dry-run` says of it, lines starting "# " (malloc'ed) */
+};
+/* Add "NAME=VALUE" (printf-style) to L's environment. Returns 0, or -1 when it is full. */
+int icsim_launch_env(struct icsim_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Free what the hook put in L. */
+void icsim_launch_clear(struct icsim_launch *l);
+
 struct icsim_stack_ops {
   const char *name;    /* also the YAML section holding its parameters */
   const char *summary; /* one line for `icsim describe` */
@@ -157,6 +172,12 @@ struct icsim_stack_ops {
   size_t (*counters)(void *state, struct icsim_counter *out, size_t max);
   /* End-of-run invariant check: 0 if fine, else -1 with the broken invariant in ERR. May be NULL. */
   int (*check)(void *state, char *err, size_t errlen);
+  /* A program built for this layer rather than with icsimcc (an ABI adaptor's: a binary built
+   * against another MPI): asked of every registered layer, whatever the platform lists, before the
+   * run. 1: its program, L filled (what the launch needs); 0: not its program; -1: its program,
+   * but it cannot run (ERR says why and the fix). A program no layer takes must be an icsimcc
+   * build. May be NULL. */
+  int (*launch)(const char *program, struct icsim_launch *l, char *err, size_t errlen);
 };
 
 /* Names for messages and `icsim describe`. */

@@ -44,4 +44,8 @@ double abi_call_seconds(const struct abi_params *p, const struct abi_call_cost *
 
 extern const struct icsim_stack_ops abi_stack;
 
+/* The contract's launch hook (launch.c): a binary built against MPICH or Open MPI, itself or
+ * through its libraries, is the adaptor's. */
+int abi_launch(const char *program, struct icsim_launch *l, char *err, size_t errlen);
+
 #endif

@@ -99,5 +99,6 @@ const struct icsim_stack_ops abi_stack = {
     .destroy = abi_destroy,
     .call_cpu = abi_call_cpu,
     .counters = abi_counters,
+    .launch = abi_launch,
 };
 ICSIM_REGISTER_STACK(abi_stack)

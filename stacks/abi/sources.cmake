@@ -19,7 +19,7 @@ if(NOT abi_gen_rc EQUAL 0)
   message(FATAL_ERROR "stacks/abi: generating the adaptor from stacks/abi/spec failed (see above)")
 endif()
 
-set(STACK_SOURCES model.c)
+set(STACK_SOURCES model.c launch.c)
 list(APPEND ICSIM_STACK_SOURCES ${abi_gen}/abi_calls.c)
 set(STACK_TESTS tests/test_abi.c tests/test_abi_e2e.c tests/test_abi_scale.c tests/test_abi_libs.c)
 
