@@ -85,7 +85,7 @@ function(abi_libcalls name cc_inner cc_outer)
     COMMAND ${cc_inner} -O2 -fPIC -shared -o ${d}/libicsimabi_inner.so ${src}/inner.c
     COMMAND ${cc_outer} -O2 -fPIC -shared -o ${d}/libicsimabi_outer.so ${src}/outer.c -L${d} -licsimabi_inner
             -Wl,-rpath,$ORIGIN
-    COMMAND ${cc_outer} -O2 -o ${d}/libcalls ${src}/main.c -L${d} -licsimabi_outer -Wl,-rpath,$ORIGIN
+    COMMAND ${cc_outer} -O2 -o ${d}/libcalls ${src}/main.c -L${d} -licsimabi_outer -licsimabi_inner -Wl,-rpath,$ORIGIN
     DEPENDS ${src}/inner.c ${src}/outer.c ${src}/main.c ${src}/libcalls.h
     COMMENT "${name} build of libcalls (MPI called from shared libraries)" VERBATIM)
   add_custom_target(abi_${name}_libcalls ALL DEPENDS ${d}/libcalls)

@@ -167,11 +167,16 @@ static void redo_copy_relocations(struct link_map *lm)
  * process has its own copy of ScaLAPACK's or PETSc's globals (BLACS contexts, communicator caches);
  * in SMPI every rank lives in one process, where one loaded library would be shared by all. Each
  * rank gets its own copy, as SMPI's smpi/privatize-libs does, but
- *   - the copy is named for the rank in its own DT_SONAME, and the program's copy and the other
- *     copies name it so in their DT_NEEDED (same length: strings are patched in place), so ld.so
- *     matches the program's need to the copy already loaded without searching any folder;
- *   - it is loaded with RTLD_DEEPBIND, so its MPI_* bind to the adaptor among its own
- *     dependencies, not to SimGrid's MPI_* of the process's global scope;
+ *   - the copy is written beside the program's copy, named for the rank (same length: strings are
+ *     patched in place) in its own DT_SONAME and in the DT_NEEDED of the program's copy and of the
+ *     other copies, so that ld.so, loading the program's copy, finds this rank's copies by name in
+ *     that folder (smpirun puts it first on LD_LIBRARY_PATH);
+ *   - the copies are loaded as the program's dependencies, not on their own: SMPI loads the program
+ *     with RTLD_DEEPBIND, so they look symbols up in the program's own tree first, as in a process
+ *     of its own: their MPI_* bind to the adaptor (not to SimGrid's MPI_* of the process's global
+ *     scope), and the program's definitions interpose on theirs (ScaLAPACK's testers define their
+ *     own PJLAENV: loaded with RTLD_DEEPBIND of their own, the copies took their built-in one and
+ *     PDSYTTRD refused the testers' workspace in 24 of xdtrd's tests);
  *   - libraries of libraries are handled, in the order given. */
 struct private_lib {
   char *name, *path;
@@ -318,7 +323,7 @@ static void remove_copies(void)
 
 /* Before SMPI loads PROGRAM (its copy for the next rank): load this rank's copies of the private
  * libraries and make the program's copy need them. */
-static void load_private_libs(const char *program, void *(*real_dlopen)(const char *, int))
+static void load_private_libs(const char *program)
 {
   static int rank; /* SMPI loads one copy per rank, in rank order */
   parse_private_libs();
@@ -332,17 +337,25 @@ static void load_private_libs(const char *program, void *(*real_dlopen)(const ch
   int dirlen = slash ? (int)(slash - program) : 1;
   if (!copies)
     copies = calloc((size_t)nplibs + 1, sizeof *copies);
+  /* ld.so finds the copies by name in the program copy's folder: it must be on LD_LIBRARY_PATH */
+  const char *lp = getenv("LD_LIBRARY_PATH");
+  int found = 0;
+  for (const char *p = lp; nplibs && p && *p && !found;) {
+    size_t n = strcspn(p, ":");
+    found = (int)n == dirlen && !strncmp(p, program, n);
+    p += n + (p[n] == ':');
+  }
+  if (nplibs && !found) {
+    fprintf(stderr, "icsim: MPI adaptor: SMPI's folder for program copies, %.*s, is not on LD_LIBRARY_PATH, so the "
+                    "ranks' copies of the program's MPI libraries cannot be found; run through `icsim run`, or "
+                    "keep smpirun's -tmpdir and LD_LIBRARY_PATH as it sets them\n", dirlen, program);
+    _exit(2);
+  }
   for (int i = 0; i < nplibs; i++) {
     char target[4096];
     snprintf(target, sizeof target, "%.*s/%s", dirlen, slash ? program : ".", names[i]);
     copy_file(plibs[i].path, target);
-    patch_dynamic(target, orig, names, i, names[i], 0);
-    if (!real_dlopen(target, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND)) {
-      fprintf(stderr, "icsim: MPI adaptor: cannot load rank %d's copy of %s: %s\n", rank, plibs[i].path, dlerror());
-      unlink(target);
-      remove_copies();
-      _exit(2);
-    }
+    patch_dynamic(target, orig, names, nplibs, names[i], 0);
     snprintf(copies[i], sizeof copies[i], "%s", target);
   }
   patch_dynamic(program, orig, names, nplibs, NULL, 1);
@@ -363,7 +376,7 @@ void *dlopen(const char *file, int mode)
   int copy = file && is_smpi_copy(file);
   if (copy) {
     preload_adaptor();
-    load_private_libs(file, real_dlopen); /* clears DF_1_PIE too */
+    load_private_libs(file); /* clears DF_1_PIE too */
   }
   void *h = real_dlopen(file, mode);
   if (copy)

@@ -6,6 +6,8 @@ int inner_setup(void);
 long inner_ring(long value);
 int inner_rank(void);
 int inner_calls(void);
+int inner_tuning(void);
+int libcalls_tuning(void);
 void inner_done(void);
 int outer_run(int *argc, char ***argv, int rounds);
 #endif

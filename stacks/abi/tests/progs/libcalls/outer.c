@@ -29,6 +29,7 @@ int outer_run(int *argc, char ***argv, int rounds)
   }
   check(inner_rank() == rank, "the inner library's rank after the others set theirs", rank);
   check(inner_calls() == rounds, "the inner library's count of calls", rank);
+  check(inner_tuning() == 7, "the program's own libcalls_tuning, called by the library", rank);
   inner_done();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
