@@ -1,6 +1,7 @@
 /* Runtime: one platform + its stacks for the life of an smpirun process. */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "stats_json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +51,7 @@ struct icsim_runtime *icsim_runtime_create(const char *platform, const char *set
     free(rt);
     return NULL;
   }
+  rt->sets = strdup(sets ? sets : "");
   for (int i = 0; i < rt->pf.nlayers; i++) {
     const struct icsim_stack_ops *l = rt->pf.layer[i];
     if (l->create(&rt->state[i], &rt->pf.params, &rt->pf, err, errlen)) {
@@ -292,6 +294,7 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
       rt->pf.layer[i]->destroy(rt->state[i]);
   icsim_transfers_free(rt->transfers);
   icsim_platform_free(&rt->pf);
+  free(rt->sets);
   free(rt->rank_host);
   free(rt->compute_s);
   free(rt->rank_end);
@@ -426,71 +429,15 @@ void icsim_runtime_internal_leave(struct icsim_runtime *rt, int rank)
     rt->rank_internal[rank]--;
 }
 
-static void json_counters(FILE *f, const struct icsim_stack_ops *ops, void *state)
-{
-  struct icsim_counter c[64];
-  size_t n = ops->counters ? ops->counters(state, c, 64) : 0;
-  fprintf(f, ",\n  \"%s\": {", ops->name);
-  for (size_t i = 0; i < n; i++)
-    fprintf(f, "%s\n    \"%s\": {\"value\": %.17g, \"unit\": \"%s\"}", i ? "," : "", c[i].name, c[i].value,
-            c[i].unit);
-  fprintf(f, "%s}", n ? "\n  " : "");
-}
-
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,
                               size_t errlen)
 {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) {
-    snprintf(err, errlen, "--stats %s: %s", path, strerror(errno));
+  char *text = icsim_stats_json(rt, simulated_s);
+  if (!text) {
+    snprintf(err, errlen, "--stats %s: out of memory", path);
     return -1;
   }
-  fprintf(f, "{\n  \"platform\": \"%s\",\n  \"layers\": [", rt->pf.p.name);
-  for (int i = 0; i < rt->pf.nlayers; i++)
-    fprintf(f, "%s\"%s\"", i ? ", " : "", rt->pf.layer[i]->name);
-  fprintf(f, "],\n  \"stack\": \"%s\",\n  \"simulated_time_s\": %.17g,\n", rt->pf.stack->name, simulated_s);
-  struct icsim_transfer_counts tc;
-  icsim_transfers_counts(rt->transfers, &tc);
-  fprintf(f,
-          "  \"mpi\": {\n    \"messages\": {\"value\": %.17g, \"unit\": \"messages\"},\n"
-          "    \"payload_bytes\": {\"value\": %.17g, \"unit\": \"bytes\"},\n"
-          "    \"send_cpu\": {\"value\": %.17g, \"unit\": \"s\"},\n"
-          "    \"recv_cpu\": {\"value\": %.17g, \"unit\": \"s\"},\n"
-          "    \"call_cpu\": {\"value\": %.17g, \"unit\": \"s\"},\n"
-          "    \"calls\": {\"value\": %.17g, \"unit\": \"calls\"},\n"
-          "    \"intra_node_messages\": {\"value\": %.17g, \"unit\": \"messages\"},\n"
-          "    \"transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"intra_node_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"announced_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"completed_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"unmatched_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"unannounced_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"never_started_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"smpi_internal_transfers\": {\"value\": %.17g, \"unit\": \"transfers\"},\n"
-          "    \"requests_left_open\": {\"value\": %.17g, \"unit\": \"requests\"}\n  }",
-          rt->messages, rt->payload_bytes, rt->send_cpu_s, rt->recv_cpu_s, rt->call_cpu_s, rt->mpi_calls,
-          rt->intra_node_messages, rt->transfers_started, rt->intra_node_transfers, tc.announced, tc.done,
-          tc.unannounced + tc.pending, tc.unannounced, tc.pending, tc.internal, rt->engine_requests);
-  double csum = 0, cmax = 0;
-  for (int r = 0; rt->compute_s && r < rt->nranks; r++) {
-    csum += rt->compute_s[r];
-    cmax = rt->compute_s[r] > cmax ? rt->compute_s[r] : cmax;
-  }
-  fprintf(f,
-          ",\n  \"compute\": {\n    \"phases\": {\"value\": %.17g, \"unit\": \"phases\"},\n"
-          "    \"operations\": {\"value\": %.17g, \"unit\": \"ops\"},\n"
-          "    \"memory_bytes\": {\"value\": %.17g, \"unit\": \"bytes\"},\n"
-          "    \"random_accesses\": {\"value\": %.17g, \"unit\": \"accesses\"},\n"
-          "    \"time_mean\": {\"value\": %.17g, \"unit\": \"s\"},\n"
-          "    \"time_max\": {\"value\": %.17g, \"unit\": \"s\"}\n  }",
-          rt->phases, rt->phase_ops, rt->phase_bytes, rt->phase_accesses, rt->nranks ? csum / rt->nranks : 0, cmax);
-  for (int i = 0; i < rt->pf.nlayers; i++)
-    json_counters(f, rt->pf.layer[i], rt->state[i]);
-  fprintf(f, "\n}\n");
-  fclose(f);
-  int rc = icsim_output_write("--stats", path, text, len, err, errlen);
+  int rc = icsim_output_write("--stats", path, text, strlen(text), err, errlen);
   free(text);
   return rc;
 }

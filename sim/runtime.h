@@ -12,6 +12,7 @@
 
 struct icsim_runtime {
   struct icsim_platform pf;
+  char *sets; /* the --set assignments as given ("key=value;..."), for --stats */
   void *state[ICSIM_MAX_LAYERS]; /* one per pf.layer[] */
   int nranks;
   int host_timing; /* SMPI benchmarks user code: stack CPU charges must pause its timer */

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "stats_json.h"
 #include "sweep.h"
 #include "units.h"
 
@@ -116,30 +117,6 @@ static double row_value(const char *text, const char *x, int column)
   return found;
 }
 
-/* A --stats counter: "simulated_time_s" or "SECTION/NAME" ({"value": V} inside "SECTION": {...}). */
-static double stats_value(const char *json, const char *what)
-{
-  if (!json)
-    return NAN;
-  char key[256];
-  const char *slash = strchr(what, '/');
-  if (!slash) {
-    snprintf(key, sizeof key, "\"%s\": ", what);
-    const char *p = strstr(json, key);
-    return p ? strtod(p + strlen(key), NULL) : NAN;
-  }
-  snprintf(key, sizeof key, "\n  \"%.*s\": {", (int)(slash - what), what);
-  const char *sec = strstr(json, key);
-  if (!sec)
-    return NAN;
-  const char *end = strstr(sec + strlen(key), "\n  }");
-  snprintf(key, sizeof key, "\"%s\": {\"value\": ", slash + 1);
-  const char *p = strstr(sec, key);
-  if (!p || (end && p > end))
-    return NAN;
-  return strtod(p + strlen(key), NULL);
-}
-
 /* Figure F of point P from its stored output: 0 with *V, or -1 with ERR saying what is missing. */
 static int figure_value(const struct sweep *s, const struct sweep_point *p, int f, const char *out, const char *stats,
                         const char *pdir, double *v, char *err, size_t errlen)
@@ -155,7 +132,7 @@ static int figure_value(const struct sweep *s, const struct sweep_point *p, int 
   }
   char *x = row ? sweep_subst(s, p, row) : NULL, what[512], label[1024];
   if (st) {
-    *v = stats_value(stats, st);
+    *v = icsim_stats_get(stats, st); /* "simulated_time_s" or "SECTION/NAME" */
     snprintf(what, sizeof what, "no counter %s in %s/stats.json", st, pdir);
   } else if (field) {
     *v = field_value(out, field);

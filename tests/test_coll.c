@@ -3,10 +3,13 @@
  * run's mpi.messages counter) against the number its algorithm sends. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "stats_json.h"
 
 #include "shell.h"
 
@@ -26,15 +29,11 @@ static double stats_value(const char *path, const char *section, const char *key
     abort();
   run(cmd, &json, 0);
   free(cmd);
-  double v = -1;
-  char s[64], k[64];
-  snprintf(s, sizeof s, "\"%s\":", section);
-  snprintf(k, sizeof k, "\"%s\":", key);
-  const char *at = strstr(json, s), *kv = at ? strstr(at, k) : NULL, *val = kv ? strstr(kv, "\"value\":") : NULL;
-  if (val)
-    v = strtod(val + strlen("\"value\":"), NULL);
+  char what[128];
+  snprintf(what, sizeof what, "%s/%s", section, key);
+  double v = icsim_stats_get(json, what);
   free(json);
-  return v;
+  return isnan(v) ? -1 : v;
 }
 
 static void self_checking(const char *prog)

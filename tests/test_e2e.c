@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "shell.h"
+#include "stats_json.h"
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
 #define WL ICSIM_BUILD "/workloads/"
@@ -388,4 +389,39 @@ Test(e2e, calibrate_host_clock_and_trace_print_and_stop_on_signal)
   cr_assert_eq(got, 2, "%s", out);
   cr_assert(mean > 0.3e9 && mean < 10e9 && n >= 10, "%s", out);
   free(out);
+}
+
+/* --stats is JSON written and read by one library (sim/stats_json.h): a --set value holding quotes,
+ * backslashes and a newline comes back as given, and the counters beside it still read. */
+Test(e2e, stats_keep_any_set_value_and_read_back)
+{
+  char dir[] = "/tmp/icsim-stats-XXXXXX";
+  cr_assert(mkdtemp(dir));
+  char value[256], cmd[1024], *out, *text;
+  snprintf(value, sizeof value, "%s/q\"uo\\te\nd.pattern", dir);
+  /* the value reaches the shell through a file: no quoting of ours stands between it and icsim */
+  char vfile[300];
+  snprintf(vfile, sizeof vfile, "%s/value", dir);
+  FILE *f = fopen(vfile, "w");
+  cr_assert(f);
+  fputs(value, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           ICSIM " run -p " ICSIM_SRC "/platforms/vniief-smpo.yaml -n 2 --host-timing off "
+                 "--set \"smpo/record-pattern=$(cat %s)\" --stats %s/s.json osu_latency -m 0:1",
+           vfile, dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "cat %s/s.json", dir);
+  cr_assert_eq(run(cmd, &text, 0), 0);
+  char *back = icsim_stats_string(text, "sets/smpo/record-pattern");
+  cr_assert(back, "no sets/smpo/record-pattern in:\n%s", text);
+  cr_assert_str_eq(back, value);
+  cr_assert_gt(icsim_stats_get(text, "mpi/messages"), 0, "%s", text);
+  cr_assert_eq(icsim_stats_get(text, "mpi/unmatched_transfers"), 0, "%s", text);
+  cr_assert_gt(icsim_stats_get(text, "simulated_time_s"), 0, "%s", text);
+  free(back);
+  free(text);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
 }

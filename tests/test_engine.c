@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats_json.h"
+
 #include "shell.h"
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
@@ -20,12 +22,9 @@ static double stat_value(const char *path, const char *name)
   char cmd[512], *out;
   snprintf(cmd, sizeof cmd, "cat %s", path);
   run(cmd, &out, 0);
-  char key[128];
-  snprintf(key, sizeof key, "\"%s\": {\"value\": ", name);
-  const char *p = strstr(out, key);
-  double v = p ? atof(p + strlen(key)) : -1;
+  double v = icsim_stats_get(out, name);
   free(out);
-  return v;
+  return isnan(v) ? -1 : v;
 }
 
 /* OSU 7.2's osu_bibw waits for its sends, then for its receives; ours in one call. A real MPI's

@@ -10,10 +10,13 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "stats_json.h"
 
 #include "shell.h"
 
@@ -97,27 +100,11 @@ static int stats_counter(const char *path, const char *key, double *v)
     free(text);
     return -1;
   }
-  int found = 0;
-  char *mpi = strstr(text, "\"mpi\"");
-  if (mpi) {
-    char *end = strstr(mpi, "\n  }"); /* the object's closing brace at its indentation */
-    char pat[128];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    char *k = strstr(mpi, pat);
-    if (k && (!end || k < end)) {
-      char *p = k + strlen(pat);
-      p += strspn(p, " \t\n:");
-      if (*p == '{') {
-        char *val = strstr(p, "\"value\"");
-        if (val && sscanf(val + 7, " : %lf", v) == 1)
-          found = 1;
-      } else if (sscanf(p, "%lf", v) == 1) {
-        found = 1;
-      }
-    }
-  }
+  char what[160];
+  snprintf(what, sizeof what, "mpi/%s", key);
+  *v = icsim_stats_get(text, what);
   free(text);
-  return found;
+  return !isnan(*v);
 }
 
 /* Run PROG ARGS on every platform with each rank count of NS (0-terminated; score-gige-xeon

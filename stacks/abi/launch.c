@@ -146,6 +146,56 @@ static int copyable(const char *path, const struct elf_tree *t, const struct tre
   return 0;
 }
 
+/* Memory mappings one loaded copy of ELF file PATH takes: one per PT_LOAD, and one for the bss
+ * past the file (an estimate: ld.so may split a segment for RELRO). */
+static long mappings_of(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  Elf64_Ehdr eh;
+  long n = 0;
+  if (f && fread(&eh, 1, sizeof eh, f) == sizeof eh && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 1024 &&
+      fseek(f, (long)eh.e_phoff, SEEK_SET) == 0)
+    for (int i = 0; i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      if (fread(&ph, 1, sizeof ph, f) != sizeof ph)
+        break;
+      n += ph.p_type == PT_LOAD;
+      n += ph.p_type == PT_GNU_RELRO;
+    }
+  if (f)
+    fclose(f);
+  return n + 1;
+}
+
+/* Each rank maps its copy of the program, its copies of the MPI-calling libraries and its stack
+ * (with a guard page): the process's count of mappings is bounded by vm.max_map_count (65530 by
+ * default), past which SMPI fails to load a rank deep inside SimGrid. Refuse before starting. */
+static int mappings_fit(const char *program, const struct elf_tree *t, const struct tree_mpi *m, int nranks,
+                        char *err, size_t errlen)
+{
+  long per_rank = mappings_of(program) + 2;
+  for (int i = 1; i < t->n; i++)
+    if (m->reaches[i] && !is_mpi_library(t->obj[i].name) && t->obj[i].path)
+      per_rank += mappings_of(t->obj[i].path);
+  long limit = 65530;
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &limit) != 1)
+      limit = 65530;
+    fclose(f);
+  }
+  long need = per_rank * nranks + 2000; /* SimGrid, the libraries of the process */
+  if (need > limit) {
+    snprintf(err, errlen,
+             "-n %d: each rank maps its own copy of %s and of its libraries that call MPI, about %ld memory mappings "
+             "a rank, %ld in all, above this system's limit vm.max_map_count = %ld; raise it (as root: sysctl -w "
+             "vm.max_map_count=%ld) or lower -n",
+             nranks, program, per_rank, need, limit, 2 * need);
+    return -1;
+  }
+  return 0;
+}
+
 static int is_pie(const char *path)
 {
   FILE *f = fopen(path, "rb");
@@ -203,7 +253,8 @@ int abi_launch(const char *path, struct icsim_launch *l, char *err, size_t errle
   else if (!is_pie(path))
     snprintf(err, errlen, "program %s is not position-independent, so SMPI cannot load it once per rank; build it "
              "with -fPIE -pie (Debian's default), or %s", path, rebuild);
-  else if (copyable(path, &tree, &m, err, errlen) == 0 && copies_fit(path, &tree, &m, l->nranks, err, errlen) == 0) {
+  else if (copyable(path, &tree, &m, err, errlen) == 0 && copies_fit(path, &tree, &m, l->nranks, err, errlen) == 0 &&
+           mappings_fit(path, &tree, &m, l->nranks, err, errlen) == 0) {
     /* The adaptor stands in for the program's MPI library: the loader, preloaded into smpirun's
      * process, loads it before the program and lets SMPI load an ordinary executable. */
     l->add_layer = 1;

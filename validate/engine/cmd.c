@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats_json.h"
 #include "cli.h"
 #include "scratch.h"
 #include "validate.h"
@@ -68,12 +70,13 @@ struct case_run {
  * runs, printed at the end. */
 static double runs_total, announced_total, unmatched_total;
 
+/* A counter of the MPI layer's section of a --stats text (0 when absent: a run that wrote none). */
 static double stats_value(const char *json, const char *name)
 {
-  char key[128];
-  snprintf(key, sizeof key, "\"%s\": {\"value\": ", name);
-  const char *p = json ? strstr(json, key) : NULL;
-  return p ? atof(p + strlen(key)) : 0;
+  char what[128];
+  snprintf(what, sizeof what, "mpi/%s", name);
+  double v = icsim_stats_get(json, what);
+  return isnan(v) ? 0 : v;
 }
 
 static void count_transfers(const char *statspath, const char *case_name, const char *metric)
@@ -102,18 +105,15 @@ static char *append_stats_fields(char *text, const char *statspath)
     return text;
   char *json = read_all(fd);
   close(fd);
-  size_t len = strlen(text), cap = len + 2 * strlen(json) + 2;
-  text = realloc(text, cap);
-  char section[64] = "";
-  for (char *line = strtok(json, "\n"); line; line = strtok(NULL, "\n")) {
-    char name[64];
-    double v;
-    if (sscanf(line, " \"%63[^\"]\": {\"value\": %lf", name, &v) == 2)
-      len += (size_t)snprintf(text + len, cap - len, "stats:%s%s%s = %.17g\n", section, *section ? "/" : "", name, v);
-    else if (sscanf(line, " \"%63[^\"]\": {", name) == 1 && strstr(line, "{") && !strstr(line, "value"))
-      snprintf(section, sizeof section, "%s", name);
-  }
+  char *lines = icsim_stats_lines(json);
   free(json);
+  if (!lines)
+    return text;
+  size_t len = strlen(text), cap = len + 2 * strlen(lines) + 2;
+  text = realloc(text, cap);
+  for (char *line = strtok(lines, "\n"); line; line = strtok(NULL, "\n"))
+    len += (size_t)snprintf(text + len, cap - len, "stats:%s\n", line);
+  free(lines);
   return text;
 }
 

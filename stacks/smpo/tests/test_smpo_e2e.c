@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats_json.h"
+
 #include "../../../tests/shell.h"
 
 #define ICSIM ICSIM_BUILD "/bin/icsim"
@@ -87,10 +89,8 @@ Test(smpo_e2e, transit_hops_match_closed_form)
 
 static double stat(const char *json, const char *name)
 {
-  char key[128];
-  snprintf(key, sizeof key, "\"%s\": {\"value\": ", name);
-  const char *p = strstr(json, key);
-  return p ? atof(p + strlen(key)) : -1;
+  double v = icsim_stats_get(json, name);
+  return isnan(v) ? -1 : v;
 }
 
 static char *slurp(const char *path)
