@@ -84,3 +84,27 @@ static void scalapack(const char *mpi, const char *tester)
 Test(abi_libs, scalapack_mpich_xdlu) { scalapack("mpich", "xdlu"); }
 Test(abi_libs, scalapack_mpich_xdllt) { scalapack("mpich", "xdllt"); }
 Test(abi_libs, scalapack_openmpi_xdlu) { scalapack("openmpi", "xdlu"); }
+
+/* Every rank maps its own copies: past vm.max_map_count SMPI would fail deep inside SimGrid, so the
+ * run is refused before it starts, with the sysctl that lifts the limit (4096 ranks of libcalls need
+ * about 70,000 mappings; the default limit is 65,530). */
+Test(abi_libs, too_many_mappings_are_refused_with_the_limit)
+{
+  const char *prog = WL "mpich/libcalls/libcalls";
+  if (access(prog, X_OK) != 0)
+    cr_skip_test("%s not built (no mpicc.mpich)", prog);
+  long limit = 0;
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  if (!f || fscanf(f, "%ld", &limit) != 1 || limit > 80000)
+    cr_skip_test("vm.max_map_count is %ld here: 4096 ranks fit", limit);
+  fclose(f);
+  char dir[] = "/tmp/icsim-maps-XXXXXX";
+  cr_assert(mkdtemp(dir));
+  char *out = expect_run(0, "sed 's/^  count: .*/  count: 4096/' " ICSIM_SRC "/bench/star-256.yaml > %s/star.yaml", dir);
+  free(out);
+  out = expect_run(2, ICSIM " run -p %s/star.yaml --place cyclic --host-timing off -n 4096 %s", dir, prog);
+  cr_assert(strstr(out, "vm.max_map_count") && strstr(out, "sysctl -w vm.max_map_count="), "%s", out);
+  free(out);
+  out = expect_run(0, "rm -rf %s", dir);
+  free(out);
+}
