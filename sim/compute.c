@@ -1,0 +1,171 @@
+/* The compute model: the time a declared compute phase (workloads/include/icsim_phase.h) takes on a
+ * simulated core: the core's issue rate or its dependency chain at the FP latencies, against the
+ * cache level or memory that holds the working set, plus random accesses at that level's latency
+ * (runtime.h, struct icsim_work, says what a phase declares). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+/* The level of the memory hierarchy that holds a working set of WS bytes for one of SHARERS ranks
+ * on a socket: 0..2 the caches (the L3 is split among the socket's ranks), 3 memory. An undeclared
+ * working set (0: a phase declared without one) is in memory, as before caches were modelled. */
+static int holding_level(const struct icsim_platform_params *p, double ws, int sharers)
+{
+  if (ws <= 0)
+    return 3;
+  for (int l = 0; l < 3; l++) {
+    double room = l == 2 ? p->cache_size_B[l] / sharers : p->cache_size_B[l];
+    if (p->cache_size_B[l] > 0 && ws <= room)
+      return l;
+  }
+  return 3;
+}
+
+static double gcd_d(double a, double b)
+{
+  while (b >= 1) {
+    double r = fmod(a, b);
+    a = b, b = r;
+  }
+  return a;
+}
+
+/* Lines a pattern STRIDE bytes apart can keep in cache level L: a set-associative cache maps
+ * addresses a multiple of size / ways apart to one set, so the stride visits only
+ * sets / gcd(stride in lines, sets) of its sets, each holding `ways` lines. A stride that is not a
+ * whole number of lines (or an undescribed associativity) meets no such limit. */
+static double strided_capacity_lines(const struct icsim_platform_params *p, int l, double stride)
+{
+  double line = p->cache_line_B > 0 ? p->cache_line_B : 64;
+  double all = p->cache_size_B[l] / line;
+  if (p->cache_ways[l] <= 0 || stride < line || fmod(stride, line) != 0)
+    return all;
+  double sets = floor(all / p->cache_ways[l]);
+  if (sets < 1)
+    return all;
+  double step = fmod(stride / line, sets);
+  double visited = step == 0 ? 1 : sets / gcd_d(sets, step);
+  return visited * p->cache_ways[l];
+}
+
+/* Mean latency of a random access spread uniformly over SET bytes (one rank of SHARERS on the
+ * socket): a level of C bytes holds C / SET of the set, so that share of the accesses hits it and
+ * the rest go further out. SET 0 (undeclared) is in memory. */
+static double random_latency(const struct icsim_platform_params *p, double set, int sharers)
+{
+  if (set <= 0)
+    return p->memory_lat_s;
+  double held = 0, lat = 0;
+  for (int l = 0; l < 3 && held < 1; l++) {
+    if (p->cache_size_B[l] <= 0)
+      continue;
+    double f = (l == 2 ? p->cache_size_B[l] / sharers : p->cache_size_B[l]) / set;
+    if (f > 1)
+      f = 1;
+    if (f > held) {
+      lat += (f - held) * p->cache_lat_s[l];
+      held = f;
+    }
+  }
+  return lat + (1 - held) * p->memory_lat_s;
+}
+
+/* The level holding N_LINES lines STRIDE bytes apart (one rank of SHARERS on the socket). */
+static int strided_level(const struct icsim_platform_params *p, double set_bytes, double stride, int sharers)
+{
+  double line = p->cache_line_B > 0 ? p->cache_line_B : 64;
+  double n_lines = stride >= line ? set_bytes / stride : set_bytes / line;
+  for (int l = 0; l < 3; l++) {
+    if (p->cache_size_B[l] <= 0)
+      continue;
+    double cap = strided_capacity_lines(p, l, stride);
+    if (l == 2)
+      cap /= sharers;
+    /* the lines, not the span between them, must fit; strictly fewer: the loop's other data (its
+     * buffer, its indices) takes a way too */
+    if (n_lines < cap)
+      return l;
+  }
+  return 3;
+}
+
+double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w)
+{
+  const struct icsim_platform_params *p = &rt->pf.p;
+  int sharers = 0;
+  if (rt->rank_host && rank >= 0 && rank < rt->nranks)
+    for (int r = 0; r < rt->nranks; r++)
+      sharers += rt->rank_host[r] == rt->rank_host[rank];
+  if (sharers < 1)
+    sharers = 1;
+  if (sharers > p->cores_per_socket)
+    sharers = p->cores_per_socket; /* oversubscribed cores take turns: they do not all stream at once */
+  int level = holding_level(p, w->working_set, sharers);
+  double aset = w->access_set > 0 ? w->access_set : w->working_set;
+  int alevel = w->stride > 0 && aset > 0 ? strided_level(p, aset, w->stride, sharers)
+               : w->access_set > 0   ? holding_level(p, w->access_set, sharers)
+                                     : level;
+  /* memory: the core's share of the memory controller, and no more than one core keeps in flight;
+   * a cache level without a bandwidth of its own streams at that rate too */
+  double bw = p->memory_bw_Bps / sharers;
+  if (p->core_memory_bw_Bps > 0 && p->core_memory_bw_Bps < bw)
+    bw = p->core_memory_bw_Bps;
+  if (level < 3 && p->cache_bw_Bps[level] > 0)
+    bw = p->cache_bw_Bps[level];
+  /* strided accesses pay the latency of the level their lines fit in; scattered ones are spread
+   * over their set, the share each level holds hitting it */
+  double lat = w->stride > 0 ? (alevel < 3 ? p->cache_lat_s[alevel] : p->memory_lat_s)
+                             : random_latency(p, aset, sharers);
+  /* the core: independent operations at its issue rate, or the dependency chain at the
+   * operations' latency, whichever is longer; mispredicted branches stall it either way */
+  double rate = w->integer > 0 && p->int_ops_per_cycle > 0 ? p->int_ops_per_cycle : p->ops_per_cycle;
+  double t_issue = w->ops > 0 ? w->ops / (p->clock_Hz * rate) : 0;
+  double t_chain = (w->chain * p->fp_latency_cycles + w->chain_mul * p->fp_mul_latency_cycles +
+                    w->chain_divide * p->fp_divide_latency_cycles) /
+                   p->clock_Hz;
+  /* iterations whose paths do not wait for one another overlap in the out-of-order window: it holds
+   * window / (ops per iteration) of them, each path's latency shared among those in flight */
+  if (w->paths > 1 && p->window_ops > 0 && w->ops > 0) {
+    double in_flight = p->window_ops / (w->ops / w->paths);
+    if (in_flight > w->paths)
+      in_flight = w->paths;
+    if (in_flight > 1)
+      t_chain /= in_flight;
+  }
+  /* a mispredicted branch is found only when its operands are loaded and computed (the branch
+   * resolution time of interval analysis): the core fetches the wrong path meanwhile, then refills */
+  double resolve_s = 0;
+  if (w->mispredicts > 0) {
+    double load_s = level < 3 ? p->cache_lat_s[level] : p->memory_lat_s;
+    resolve_s = load_s + w->branch_chain * p->fp_latency_cycles / p->clock_Hz;
+  }
+  double t_core = (t_issue > t_chain ? t_issue : t_chain) +
+                  w->mispredicts * (p->mispredict_cycles / p->clock_Hz + resolve_s);
+  double t_stream = w->bytes > 0 ? w->bytes / bw : 0;
+  /* random accesses whose addresses come from a stream (gathers, histogram updates) are
+   * independent: the core keeps memory-parallelism of them in flight, beside its other work, so
+   * they are a third limit rather than an added latency (an access that waits for the previous
+   * one belongs on the chain) */
+  double loads = w->accesses - (w->stride_stores < w->accesses ? w->stride_stores : w->accesses);
+  double t_access = loads > 0 ? loads * lat / p->memory_parallelism : 0;
+  /* strided stores that miss the L1: x86 stores reach the cache in program order, so each waits
+   * for its line (a line of the pattern is far longer than the store queue): added to the core */
+  if (w->stride_stores > 0 && alevel > 0)
+    t_core += w->stride_stores * lat;
+  /* stores into lines fetched on demand that keep their sets to themselves (scattered, not strided
+   * into a few sets): their fetches were issued early and overlap one another, but the stores still
+   * commit in order, so the core waits for them rather than working beside them */
+  if (w->store_fills > 0)
+    t_core += w->store_fills * lat / p->memory_parallelism;
+  double t = t_core > t_stream ? t_core : t_stream;
+  t = t > t_access ? t : t_access;
+  /* a debugging aid (validate/host/README.md): which limit each of rank 0's phases met */
+  if (rank == 0 && getenv("ICSIM_DEBUG_PHASE_TERMS"))
+    fprintf(stderr,
+            "icsim phase: ops %.4g core %.4g s stream %.4g s access %.4g s -> %.4g s (latency %.3g ns; working set "
+            "in level %d, accesses in level %d; 0-2 = L1-L3, 3 = memory)\n",
+            w->ops, t_core, t_stream, t_access, t, lat * 1e9, level, alevel);
+  return t;
+}
