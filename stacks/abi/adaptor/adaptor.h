@@ -123,4 +123,7 @@ int abi_t_neighbours(void *tcomm, int out);
 /* A copy of N ranks with the ABI's MPI_PROC_NULL translated (for abi_scratch_free). */
 int *abi_rank_arr_in(const int *r, int n);
 
+/* The calling actor's SimGrid id (a rank's): per-rank state of the adaptor is kept by it (bind.c). */
+long abi_actor(void);
+
 #endif

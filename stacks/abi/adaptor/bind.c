@@ -34,6 +34,8 @@ static void (*stop_run)(int code);
 static void **world;
 static void *(*comm_self)(void);
 
+static void bind_layer(void);
+
 static void *need(const char *sym)
 {
   void *p = dlsym(layer, sym);
@@ -43,6 +45,16 @@ static void *need(const char *sym)
     _exit(2);
   }
   return p;
+}
+
+long abi_actor(void)
+{
+  static long (*self_pid)(void);
+  if (!layer)
+    bind_layer();
+  if (!self_pid)
+    self_pid = (long (*)(void))need("sg_actor_self_get_pid");
+  return self_pid();
 }
 
 static void bind_layer(void)

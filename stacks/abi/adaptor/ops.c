@@ -1,8 +1,16 @@
 /* User-defined reduction operations. SMPI calls an op's function with its own datatype handle; the
  * program's function expects its ABI's. MPI_Op_create hands SMPI one of a fixed set of trampolines,
  * each bound to one user function: it converts the datatype handle and calls the user's function.
- * Compiled once per ABI (ABI_HEADER). A slot is reused once its op is freed. */
+ * Compiled once per ABI (ABI_HEADER). A slot is reused once its op is freed.
+ *
+ * The slots are per rank: trampoline k calls the k-th user op of the rank that applies it (an op is
+ * applied in the actor of the rank that made it: the layer's collectives reduce in the calling
+ * rank). Each rank has its own copy of the program, so its user functions are its own; with one
+ * table for the process, 64 slots held 5 ranks' ops of a program making twelve (abi_checks stopped
+ * at 18 ranks). Rows are allocated once per actor and never move (MPI_Op_create yields between
+ * taking a slot and knowing its SMPI op). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include ABI_HEADER
 
@@ -10,18 +18,41 @@
 
 typedef void user_fn(void *in, void *inout, int *len, A_Datatype *type);
 
-static struct {
+struct slot {
   user_fn *fn;
   const void *caller; /* the program's code: pointer ABIs hand it its own predefined objects */
   void *op;           /* SMPI's op, once made */
-} tramp[NTRAMP];
+};
+
+static struct slot **rows; /* by actor id */
+static size_t nrows;
+
+static struct slot *row(void)
+{
+  size_t pid = (size_t)abi_actor();
+  if (pid >= nrows) {
+    size_t n = pid * 2 + 16;
+    rows = realloc(rows, n * sizeof *rows);
+    for (size_t i = nrows; i < n; i++)
+      rows[i] = NULL;
+    nrows = n;
+  }
+  if (!rows[pid])
+    rows[pid] = calloc(NTRAMP, sizeof(struct slot));
+  return rows[pid];
+}
 
 static void call(int k, void *in, void *inout, int *len, void **type)
 {
-  const void *abi_caller_ = tramp[k].caller;
+  struct slot *t = &row()[k];
+  const void *abi_caller_ = t->caller;
   (void)abi_caller_;
+  if (!t->fn)
+    abi_fail("a user-defined op was applied in a rank that did not create it (slot %d): the adaptor cannot tell "
+             "its function",
+             k);
   A_Datatype a = abi_h_out(AK_DATATYPE, *type);
-  tramp[k].fn(in, inout, len, &a);
+  t->fn(in, inout, len, &a);
   if (abi_predef_of_target(AK_DATATYPE, *type) < 0)
     abi_h_release(AK_DATATYPE, a);
 }
@@ -39,14 +70,16 @@ static void (*const tramp_fn[NTRAMP])(void *, void *, int *, void **) = {R8(0), 
 
 void *abi_op_trampoline(void *fn, const void *caller, int fid)
 {
+  struct slot *t = row();
   for (int k = 0; k < NTRAMP; k++)
-    if (!tramp[k].fn) {
-      tramp[k].fn = (user_fn *)fn;
-      tramp[k].caller = caller;
-      tramp[k].op = NULL;
+    if (!t[k].fn) {
+      t[k].fn = (user_fn *)fn;
+      t[k].caller = caller;
+      t[k].op = NULL;
       return (void *)tramp_fn[k];
     }
-  abi_fail("%s: more than %d user-defined ops alive at once (the adaptor's trampolines); free some with MPI_Op_free",
+  abi_fail("%s: more than %d user-defined ops alive at once in one rank (the adaptor's trampolines); free some "
+           "with MPI_Op_free",
            abi_fn_name(fid), NTRAMP);
 }
 
@@ -54,21 +87,23 @@ void *abi_op_trampoline(void *fn, const void *caller, int fid)
  * or release the trampoline if the creation failed. */
 void abi_op_created(void *trampoline, void *op)
 {
+  struct slot *t = row();
   for (int k = 0; k < NTRAMP; k++)
-    if ((void *)tramp_fn[k] == trampoline && !tramp[k].op) {
+    if ((void *)tramp_fn[k] == trampoline && t[k].fn && !t[k].op) {
       if (op)
-        tramp[k].op = op;
+        t[k].op = op;
       else
-        tramp[k].fn = NULL;
+        t[k].fn = NULL;
       return;
     }
 }
 
 void abi_op_freed(void *op)
 {
+  struct slot *t = row();
   for (int k = 0; k < NTRAMP; k++)
-    if (op && tramp[k].op == op) {
-      tramp[k].fn = NULL;
-      tramp[k].op = NULL;
+    if (op && t[k].op == op) {
+      t[k].fn = NULL;
+      t[k].op = NULL;
     }
 }

@@ -75,3 +75,21 @@ static void is_class_s(const char *mpi)
 
 Test(abi_scale, mpich_is_class_s_at_2_64_256_ranks) { is_class_s("mpich"); }
 Test(abi_scale, openmpi_is_class_s_at_2_64_256_ranks) { is_class_s("openmpi"); }
+
+/* The adaptor's own checks (tests/progs/abi_checks.c: twelve user ops alive at once, communicators,
+ * topologies, ...) beyond 17 ranks: the user ops' trampolines are per rank (64 slots for the whole
+ * process stopped this program at 18 ranks). */
+static void translation_checks(const char *mpi)
+{
+  static const int counts[] = {18, 64};
+  char *prog = path_of(mpi, "abi_checks");
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    char *out = expect_run(0, RUN "-n %d %s", counts[i], prog);
+    cr_assert(strstr(out, "0 checks failed") && !strstr(out, "FAIL"), "%s at %d ranks:\n%s", mpi, counts[i], out);
+    free(out);
+  }
+  free(prog);
+}
+
+Test(abi_scale, mpich_translation_checks_at_18_and_64_ranks) { translation_checks("mpich"); }
+Test(abi_scale, openmpi_translation_checks_at_18_and_64_ranks) { translation_checks("openmpi"); }
