@@ -200,10 +200,6 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
   return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req)));
 }
 
-/* SMPI 3.32 does not implement MPI_Comm_idup (its stub aborts). Like the collectives above, the
- * duplication happens at the call (the layer's MPI_Comm_dup, whose SMPI messages are bracketed
- * like every SMPI call that sends its own) and the request is already complete: the new
- * communicator may be used once it is waited for, as MPI says, and is usable at once here. */
 /* MPI_Comm_idup and MPI 4.0's MPI_Comm_idup_with_info (SMPI 3.32 has neither: its MPI_Comm_idup
  * is a stub). Unlike the collectives above, the duplication is deferred: it is made when the
  * program first waits for or tests the request (or frees it), after this rank's idups of the same

@@ -28,7 +28,7 @@ struct inter {
   int lbase, rbase;    /* the union ranks of their first members: each group is a block of the union */
   int lrank;           /* this rank in the local group */
   int local_first;     /* the local group's block comes first (ties in MPI_Intercomm_merge) */
-  MPI_Comm local;      /* the local group as an intracommunicator, for collectives; made on the first */
+  MPI_Comm local;      /* the local group as an intracommunicator, for collectives; made with the record */
   struct inter *next;
 };
 static struct inter *inters;

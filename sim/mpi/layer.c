@@ -1,5 +1,5 @@
 /* The MPI layer's common parts: who the calling rank is, how messages are described to the
- * stacks and charged, MPI_Init's placement check, and the compute phases of our own kernels.
+ * stacks and charged, errors handed to the handlers, and the compute phases of our own kernels.
  *
  * What the layer promises: every message an MPI program sends or receives, through any call,
  * from C or Fortran, reaches the stack models (per-call CPU, per-message CPU on each side, and
