@@ -15,6 +15,13 @@
 #define PLATFORM "-p " ICSIM_SRC "/platforms/score-gige-xeon.yaml "
 #define WL ICSIM_BUILD "/workloads/"
 
+/* Skip the test when PROG was not built (WHY: the compiler it needs). */
+static void need_built(const char *prog, const char *why)
+{
+  if (access(prog, X_OK) != 0)
+    cr_skip_test("%s not built (%s)", prog, why);
+}
+
 /* Our own program (tests/progs/libcalls): main names no MPI, libicsimabi_outer.so calls MPI_Init and
  * the collectives and uses libicsimabi_inner.so, which keeps a communicator, its rank and a count of
  * calls in its globals; each rank checks its own after every rank has set theirs. */
@@ -22,8 +29,7 @@ static void libcalls(const char *mpi, const char *soname)
 {
   char prog[512];
   snprintf(prog, sizeof prog, WL "%s/libcalls/libcalls", mpi);
-  if (access(prog, X_OK) != 0)
-    cr_skip_test("%s not built (no mpicc.%s)", prog, mpi);
+  need_built(prog, mpi);
   char *dry = expect_run(0, ICSIM " run --dry-run " PLATFORM "-n 4 %s", prog);
   cr_assert(strstr(dry, soname), "%s", dry);
   const char *inner = strstr(dry, "libicsimabi_inner.so"), *outer = strstr(dry, "libicsimabi_outer.so");
@@ -46,8 +52,7 @@ Test(abi_libs, openmpi_program_calling_mpi_only_through_libraries) { libcalls("o
 Test(abi_libs, two_mpis_in_one_tree_are_refused_naming_both)
 {
   const char *prog = WL "mixed/libcalls/libcalls";
-  if (access(prog, X_OK) != 0)
-    cr_skip_test("%s not built (needs mpicc.mpich and mpicc.openmpi)", prog);
+  need_built(prog, "needs mpicc.mpich and mpicc.openmpi");
   char *out = expect_run(2, ICSIM " run " PLATFORM "-n 2 %s", prog);
   cr_assert(strstr(out, "mixes two MPIs"), "%s", out);
   cr_assert(strstr(out, "libicsimabi_outer.so needs libmpich.so.12"), "%s", out);
@@ -91,8 +96,7 @@ Test(abi_libs, scalapack_openmpi_xdlu) { scalapack("openmpi", "xdlu"); }
 Test(abi_libs, too_many_mappings_are_refused_with_the_limit)
 {
   const char *prog = WL "mpich/libcalls/libcalls";
-  if (access(prog, X_OK) != 0)
-    cr_skip_test("%s not built (no mpicc.mpich)", prog);
+  need_built(prog, "no mpicc.mpich");
   long limit = 0;
   FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
   if (!f || fscanf(f, "%ld", &limit) != 1 || limit > 80000)
