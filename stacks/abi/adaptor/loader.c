@@ -293,6 +293,9 @@ static void patch_dynamic(const char *file, char *const *from, char *const *to, 
 static void copy_file(const char *from, const char *to)
 {
   int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0700);
+  if (out < 0 && errno == EEXIST && unlink(to) == 0) /* left by a run that was killed: `icsim run` gives each
+                                                       * run a folder of its own, a pasted smpirun shares $TMPDIR */
+    out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0700);
   if (in < 0)
     die("cannot read", from);
   if (out < 0)
