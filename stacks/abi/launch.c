@@ -67,6 +67,13 @@ static int reaches_mpi(const struct elf_tree *t, struct tree_mpi *m, char *state
   return r;
 }
 
+/* Object I of T is a library that calls MPI, found on disk: one the loader copies per rank (not the
+ * program, not the MPI library itself). */
+static int copied_per_rank(const struct elf_tree *t, const struct tree_mpi *m, int i)
+{
+  return i > 0 && m->reaches[i] && !is_mpi_library(t->obj[i].name) && t->obj[i].path;
+}
+
 /* The libraries of the tree that call MPI (not the program, not the MPI library itself), each
  * after those it needs, as "NAME=PATH" joined by ':' (malloc'ed; NULL when none). */
 static void private_libs(const struct elf_tree *t, const struct tree_mpi *m, int i, char *seen, char **out)
@@ -76,7 +83,7 @@ static void private_libs(const struct elf_tree *t, const struct tree_mpi *m, int
   seen[i] = 1;
   for (int k = 0; k < t->obj[i].nneeds; k++)
     private_libs(t, m, t->obj[i].needs[k], seen, out);
-  if (i == 0 || !m->reaches[i] || is_mpi_library(t->obj[i].name) || !t->obj[i].path)
+  if (!copied_per_rank(t, m, i))
     return;
   size_t have = *out ? strlen(*out) : 0, add = strlen(t->obj[i].name) + strlen(t->obj[i].path) + 3;
   char *grown = realloc(*out, have + add);
@@ -107,7 +114,7 @@ static int copies_fit(const char *program, const struct elf_tree *t, const struc
   struct stat sb;
   double per_rank = stat(program, &sb) == 0 ? (double)sb.st_size : 0;
   for (int i = 1; i < t->n; i++)
-    if (m->reaches[i] && !is_mpi_library(t->obj[i].name) && t->obj[i].path && stat(t->obj[i].path, &sb) == 0)
+    if (copied_per_rank(t, m, i) && stat(t->obj[i].path, &sb) == 0)
       per_rank += (double)sb.st_size;
   struct statvfs vfs;
   if (statvfs(tmp, &vfs) != 0)
@@ -129,7 +136,7 @@ static int copyable(const char *path, const struct elf_tree *t, const struct tre
 {
   for (int i = 1; i < t->n; i++) {
     const struct elf_obj *o = &t->obj[i];
-    if (!m->reaches[i] || is_mpi_library(o->name) || !o->path)
+    if (!copied_per_rank(t, m, i))
       continue;
     if (strlen(o->name) < 8) {
       snprintf(err, errlen, "program %s: its library %s calls MPI, and icsim gives each rank its own copy of such a "
@@ -175,7 +182,7 @@ static int mappings_fit(const char *program, const struct elf_tree *t, const str
 {
   long per_rank = mappings_of(program) + 2;
   for (int i = 1; i < t->n; i++)
-    if (m->reaches[i] && !is_mpi_library(t->obj[i].name) && t->obj[i].path)
+    if (copied_per_rank(t, m, i))
       per_rank += mappings_of(t->obj[i].path);
   long limit = 65530;
   FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
