@@ -16,28 +16,33 @@
 
 #include <mpi.h>
 #include <stddef.h>
-#include "layer.h" /* icsim_error, icsim_type_valid */
+#include "comm_record.h" /* struct icsim_inter */
+#include "layer.h"       /* icsim_error, icsim_type_valid */
 
 #define ICSIM_HIDDEN __attribute__((visibility("hidden")))
+
+/* Every collective the layer runs, listed once: an upper-case id and the name after "MPI_". The
+ * order gives each its tag (ICSIM_COLL_TAG + its place: coll_comm.c), so a collective is added at
+ * the end. Users: the tags, the persistent collectives' kinds (coll_persistent.c). */
+#define ICSIM_COLLECTIVES(X)                                                                                       \
+  X(BARRIER, Barrier) X(BCAST, Bcast) X(GATHER, Gather) X(GATHERV, Gatherv) X(SCATTER, Scatter)                    \
+  X(SCATTERV, Scatterv) X(ALLGATHER, Allgather) X(ALLGATHERV, Allgatherv) X(ALLTOALL, Alltoall)                    \
+  X(ALLTOALLV, Alltoallv) X(ALLTOALLW, Alltoallw) X(REDUCE, Reduce) X(ALLREDUCE, Allreduce)                        \
+  X(REDUCE_SCATTER, Reduce_scatter) X(REDUCE_SCATTER_BLOCK, Reduce_scatter_block) X(SCAN, Scan) X(EXSCAN, Exscan)
+
+#define ICSIM_COLL_ENUM(ID, NAME) ICSIM_COLL_##ID,
+enum icsim_coll_kind { ICSIM_COLLECTIVES(ICSIM_COLL_ENUM) };
+#undef ICSIM_COLL_ENUM
 
 /* The one tag of collective traffic; it only ever travels on shadow communicators. */
 #define ICSIM_COLL_TAG 7
 
-/* An intercommunicator's collective (coll_inter.c): the traffic between the groups runs on the
- * shadow of its union communicator (intercomm.c), the steps inside a group on LOCAL, an
- * intracommunicator of the group's own (its shadow: the local part of the same collective). */
-struct icsim_coll_inter {
-  int lsize, rsize; /* the local and the remote group's sizes */
-  int lbase, rbase; /* their first members' ranks in the union (each group is a block of it) */
-  int lrank;        /* this rank in the local group */
-  MPI_Comm local;   /* the local group as an intracommunicator */
-};
-
 struct icsim_coll {
   MPI_Comm comm; /* the shadow (or, for a one-rank communicator, the user's: nothing is sent) */
   int n, me;     /* of COMM: for an intercommunicator, the union's */
-  int is_inter;  /* an intercommunicator: INTER holds its groups */
-  struct icsim_coll_inter inter;
+  int is_inter;  /* an intercommunicator: INTER holds its groups (the traffic between them runs on
+                  * the shadow of its union, the steps inside a group on INTER.local's shadow) */
+  struct icsim_inter inter;
   int tag; /* the operation's own (ICSIM_COLL_TAG + its place in coll_comm.c's list), as MPICH gives
             * each collective a tag: a message an erroneous call left behind (counts that disagree)
             * cannot match a later collective of another kind */
@@ -120,7 +125,42 @@ ICSIM_HIDDEN int icsim_coll_commutative(MPI_Op op);
 /* One of MPI's predefined ops (MPICH splits vectors among ranks only for those). */
 ICSIM_HIDDEN int icsim_coll_predefined_op(MPI_Op op);
 
-/* The algorithms, shared by the blocking and the non-blocking entry points. */
+/* The intracommunicator algorithms, one file per family (coll_barrier_bcast.c, coll_reduce.c,
+ * coll_gather.c, coll_alltoall.c): C is an intracommunicator's. */
+ICSIM_HIDDEN int icsim_intra_barrier(const struct icsim_coll *c);
+ICSIM_HIDDEN int icsim_intra_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root);
+ICSIM_HIDDEN int icsim_intra_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count,
+    MPI_Datatype t, MPI_Op op, int root);
+ICSIM_HIDDEN int icsim_intra_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count,
+    MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_intra_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbuf,
+    const int *rcounts, MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_intra_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, void *rbuf, int rcount,
+    MPI_Datatype t, MPI_Op op);
+ICSIM_HIDDEN int icsim_intra_scan(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
+    MPI_Op op, int exclusive);
+ICSIM_HIDDEN int icsim_intra_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+    void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_intra_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+    void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_intra_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+    void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_intra_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+    const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root);
+ICSIM_HIDDEN int icsim_intra_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+    void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_intra_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+    void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_intra_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
+    void *rbuf, int rcount, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_intra_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+    const int *sdispls, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype);
+ICSIM_HIDDEN int icsim_intra_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts,
+    const int *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts, const int *rdispls,
+    const MPI_Datatype *rtypes);
+
+/* coll_entry.c: each collective on any communicator (an intercommunicator's: coll_inter.c), for
+ * the blocking, non-blocking and persistent entry points. */
 ICSIM_HIDDEN int icsim_barrier(const struct icsim_coll *c);
 ICSIM_HIDDEN int icsim_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root);
 ICSIM_HIDDEN int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
@@ -154,11 +194,9 @@ ICSIM_HIDDEN int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, c
                                  const int *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
                                  const int *rdispls, const MPI_Datatype *rtypes);
 
-/* coll_inter.c: the collectives on an intercommunicator (MPI 3.1, 5.2.2), each called by the
- * intracommunicator algorithm above of the same name when C->is_inter. ROOT is MPI_ROOT on the
+/* coll_inter.c: the collectives on an intercommunicator (MPI 3.1, 5.2.2), each called by
+ * coll_entry.c when C->is_inter; they call the intracommunicator algorithms on each group. ROOT is MPI_ROOT on the
  * root, MPI_PROC_NULL on the rest of its group, the root's rank in the other group there. */
-/* intercomm.c: 1 and COMM's groups if it is one of the layer's intercommunicators, else 0. */
-ICSIM_HIDDEN int icsim_inter_info(MPI_Comm comm, struct icsim_coll_inter *out);
 ICSIM_HIDDEN int icsim_coll_local(const struct icsim_coll *c, struct icsim_coll *local);
 /* Make COMM's two shadows now if it has none (every member calls it). */
 ICSIM_HIDDEN void icsim_coll_prepare(MPI_Comm comm);

@@ -218,11 +218,9 @@ static int uniform_ppn(const struct icsim_coll *c)
   return ppn;
 }
 
-int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
+int icsim_intra_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype)
 {
-  if (c->is_inter)
-    return icsim_inter_alltoallv(c, sbuf, scounts, sdispls, 0, 0, stype, rbuf, rcounts, rdispls, 0, rtype);
   struct blocks sb, rb;
   struct side r = side_of(&rb, c->n, rbuf, rcounts, rdispls, rtype, 0);
   int rc;
@@ -237,11 +235,9 @@ int icsim_alltoallv(const struct icsim_coll *c, const void *sbuf, const int *sco
   return rc;
 }
 
-int icsim_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+int icsim_intra_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    int rcount, MPI_Datatype rtype)
 {
-  if (c->is_inter)
-    return icsim_inter_alltoallv(c, sbuf, NULL, NULL, scount, scount, stype, rbuf, NULL, NULL, rcount, rtype);
   int n = c->n;
   struct blocks sb, rb;
   struct side r = side_of(&rb, n, rbuf, NULL, NULL, rtype, rcount);
@@ -265,19 +261,10 @@ int icsim_alltoall(const struct icsim_coll *c, const void *sbuf, int scount, MPI
   return rc;
 }
 
-int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
+int icsim_intra_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *sdispls,
                     const MPI_Datatype *stypes, void *rbuf, const int *rcounts, const int *rdispls,
                     const MPI_Datatype *rtypes)
 {
-  if (c->is_inter) {
-    int n = c->inter.rsize;
-    MPI_Aint *d = malloc(sizeof *d * 2 * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++)
-      d[i] = sdispls[i], d[n + i] = rdispls[i];
-    int err = icsim_inter_alltoallw(c, sbuf, scounts, d, stypes, rbuf, rcounts, d + n, rtypes);
-    free(d);
-    return err;
-  }
   int n = c->n;
   MPI_Aint *sd = malloc((size_t)n * 2 * sizeof *sd), *rd = sd + n;
   for (int i = 0; i < n; i++) {
@@ -289,34 +276,4 @@ int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *sco
   int err = pairwise(c, sbuf == MPI_IN_PLACE ? NULL : &s, &r, 0);
   free(sd);
   return err;
-}
-
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                 MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Alltoall", comm, 0, &c))
-    return icsim_error(comm, "MPI_Alltoall", PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
-  int rc = icsim_check_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  return icsim_error(comm, "MPI_Alltoall", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype)));
-}
-
-int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
-                  const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Alltoallv", comm, 0, &c))
-    return icsim_error(comm, "MPI_Alltoallv", PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
-  int rc = icsim_check_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
-  return icsim_error(comm, "MPI_Alltoallv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype)));
-}
-
-int MPI_Alltoallw(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes, void *rbuf,
-                  const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Alltoallw", comm, 0, &c))
-    return icsim_error(comm, "MPI_Alltoallw", PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm));
-  int rc = icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
-  return icsim_error(comm, "MPI_Alltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes)));
 }

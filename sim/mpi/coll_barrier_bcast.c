@@ -9,10 +9,8 @@
 #include "runtime.h"
 
 /* Round k: send to me + 2^k, receive from me - 2^k; ceil(log2 n) rounds of zero-byte messages. */
-int icsim_barrier(const struct icsim_coll *c)
+int icsim_intra_barrier(const struct icsim_coll *c)
 {
-  if (c->is_inter)
-    return icsim_inter_barrier(c);
   int n = c->n, me = c->me;
   for (int k = 1; k < n; k <<= 1)
     icsim_coll_sendrecv(c, NULL, 0, MPI_BYTE, (me + k) % n, NULL, 0, MPI_BYTE, (me - k + n) % n);
@@ -103,10 +101,8 @@ static void allgather_pieces_ring(const struct icsim_coll *c, char *tmp, size_t 
   }
 }
 
-int icsim_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root)
+int icsim_intra_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int root)
 {
-  if (c->is_inter)
-    return icsim_inter_bcast(c, buf, count, t, root);
   int n = c->n;
   size_t nb = count > 0 ? (size_t)count * icsim_coll_size(t) : 0;
   enum icsim_coll_algo a = icsim_select_bcast(&icsim_runtime_get()->pf.mpi, nb, n);
@@ -126,22 +122,4 @@ int icsim_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t
     icsim_coll_unpack(tmp, b, count, t);
   free(tmp);
   return MPI_SUCCESS;
-}
-
-int MPI_Barrier(MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Barrier", comm, 0, &c))
-    return icsim_error(comm, "MPI_Barrier", PMPI_Barrier(comm));
-  int rc = MPI_SUCCESS;
-  return icsim_error(comm, "MPI_Barrier", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_barrier(&c)));
-}
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Bcast", comm, 0, &c))
-    return icsim_error(comm, "MPI_Bcast", PMPI_Bcast(buf, count, type, root, comm));
-  int rc = icsim_check_bcast(&c, buf, count, type, root);
-  return icsim_error(comm, "MPI_Bcast", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_bcast(&c, buf, count, type, root)));
 }

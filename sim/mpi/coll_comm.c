@@ -4,18 +4,11 @@
  * Shadows. Each user communicator gets a private duplicate per rank, created on its first
  * collective (every member gets there in the same collective), so collective messages never
  * match a user's receive; a second, separate duplicate carries the non-blocking collectives.
- * The pair hangs on the user communicator as an MPI attribute whose delete callback frees it:
- * SMPI runs the callbacks on every path that destroys a communicator (MPI_Comm_free from C or
- * Fortran, MPI_Comm_disconnect; Comm::destroy -> cleanup_attr in SMPI 3.32), so a new
- * communicator created later at the same address starts without a stale shadow. The keyval has
- * MPI_COMM_NULL_COPY_FN: a user's MPI_Comm_dup does not inherit the shadow. Shadows are made with
- * MPI_Comm_create over the user's group rather than MPI_Comm_dup, so the user's own attribute
- * copy callbacks are not run for them.
- * Two exceptions: SMPI's MPI_COMM_WORLD is one object shared by all ranks (an attribute on it
- * would be shared too), so WORLD's shadows live in a per-world-rank array; a one-rank
- * communicator (MPI_COMM_SELF, which SMPI makes per rank and destroys after MPI_Finalize, or a
- * singleton split) needs no shadow at all, since no algorithm sends anything on one rank.
- * WORLD's shadows live until the end of the run. */
+ * The pair is kept in the communicator's record (comm_record.c), which frees it with the
+ * communicator; a user's MPI_Comm_dup does not inherit it. Shadows are made with MPI_Comm_create
+ * over the user's group rather than MPI_Comm_dup, so the user's own attribute copy callbacks are
+ * not run for them. A one-rank communicator (MPI_COMM_SELF, a singleton split) needs no shadow,
+ * since no algorithm sends anything on one rank. WORLD's shadows live until the end of the run. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,58 +16,23 @@
 #include <strings.h>
 
 #include "coll.h"
+#include "comm_record.h"
 #include "layer.h"
 #include "runtime.h"
 
 static int *err_slot(void);
 
-struct shadow {
-  MPI_Comm coll, nbc; /* blocking and non-blocking collectives, MPI_COMM_NULL until first used */
-};
-
-/* Globals of this library are shared by all ranks (SMPI runs them in one process). SMPI runs one
- * rank at a time and none of the calls below yields, so no locking is needed. */
-static int keyval = MPI_KEYVAL_INVALID;
-static struct shadow *world_shadows; /* indexed by world rank */
-
-static int drop_shadow(MPI_Comm comm, int key, void *value, void *extra)
+/* COMM's record (comm_record.c), which holds its shadows. */
+static struct icsim_comm *shadows_of(MPI_Comm comm)
 {
-  (void)comm;
-  (void)key;
-  (void)extra;
-  struct shadow *s = value;
-  if (s->coll != MPI_COMM_NULL)
-    PMPI_Comm_free(&s->coll);
-  if (s->nbc != MPI_COMM_NULL)
-    PMPI_Comm_free(&s->nbc);
-  free(s);
-  return MPI_SUCCESS;
-}
-
-static struct shadow *shadows_of(MPI_Comm comm)
-{
-  if (comm == MPI_COMM_WORLD) {
-    int me, n;
-    PMPI_Comm_rank(comm, &me);
-    if (!world_shadows) {
-      PMPI_Comm_size(comm, &n);
-      world_shadows = malloc((size_t)n * sizeof *world_shadows);
-      for (int i = 0; i < n; i++)
-        world_shadows[i] = (struct shadow){MPI_COMM_NULL, MPI_COMM_NULL};
-    }
-    return &world_shadows[me];
+  struct icsim_comm *r = icsim_comm_get(comm);
+  if (!r) {
+    fprintf(stderr, "icsim: the MPI layer cannot keep a record on a communicator of rank %d (SMPI refused an "
+                    "attribute on it), so its collectives have no private communicator to run on\n",
+            icsim_my_rank());
+    icsim_stop(3);
   }
-  if (keyval == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_shadow, &keyval, NULL);
-  struct shadow *s = NULL;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, keyval, &s, &found);
-  if (!found) {
-    s = malloc(sizeof *s);
-    *s = (struct shadow){MPI_COMM_NULL, MPI_COMM_NULL};
-    PMPI_Comm_set_attr(comm, keyval, s);
-  }
-  return s;
+  return r;
 }
 
 static MPI_Comm make_shadow(MPI_Comm comm)
@@ -83,9 +41,8 @@ static MPI_Comm make_shadow(MPI_Comm comm)
   MPI_Comm dup = MPI_COMM_NULL;
   PMPI_Comm_group(comm, &g);
   /* SMPI's communicator creation sends its own messages: counted as SMPI's, not as missed ones */
-  icsim_runtime_internal_enter(icsim_runtime_get(), icsim_my_rank());
-  PMPI_Comm_create(comm, g, &dup);
-  icsim_runtime_internal_leave(icsim_runtime_get(), icsim_my_rank());
+  icsim_smpi_enter(NULL);
+  icsim_smpi_leave(PMPI_Comm_create(comm, g, &dup));
   /* its messages' errors (a truncation: the program's counts disagree) come back to the collective,
    * which hands them to the program's communicator; SMPI would stop at once on a fatal handler */
   if (dup != MPI_COMM_NULL)
@@ -94,12 +51,11 @@ static MPI_Comm make_shadow(MPI_Comm comm)
   return dup;
 }
 
-/* The operations, in the order that gives their tags (a non-blocking form shares its blocking
- * form's: the two run on different shadows). */
-static const char *const ops[] = {"Barrier",   "Bcast",     "Gather",    "Gatherv",        "Scatter",
-                                  "Scatterv",  "Allgather", "Allgatherv", "Alltoall",      "Alltoallv",
-                                  "Alltoallw", "Reduce",    "Allreduce", "Reduce_scatter", "Reduce_scatter_block",
-                                  "Scan",      "Exscan"};
+/* The operations, in the order that gives their tags (coll.h's list; a non-blocking form shares its
+ * blocking form's: the two run on different shadows). */
+#define ICSIM_COLL_NAME(ID, NAME) #NAME,
+static const char *const ops[] = {ICSIM_COLLECTIVES(ICSIM_COLL_NAME)};
+#undef ICSIM_COLL_NAME
 
 static int tag_of(const char *call)
 {
@@ -120,7 +76,10 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) /* not a valid communicator: SMPI says so */
     return 0;
-  c->is_inter = icsim_inter_info(comm, &c->inter); /* the layer's own intercommunicators (intercomm.c) */
+  const struct icsim_inter *x = icsim_inter_of(comm); /* the layer's own intercommunicators (intercomm.c) */
+  c->is_inter = x != NULL;
+  if (x)
+    c->inter = *x;
   if (inter && !c->is_inter) {
     fprintf(stderr,
             "icsim: %s on an intercommunicator: the MPI layer's collectives are built for intracommunicators "
@@ -136,7 +95,7 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
     c->comm = comm;
     return 1;
   }
-  struct shadow *s = shadows_of(comm);
+  struct icsim_comm *s = shadows_of(comm);
   MPI_Comm *dup = nonblocking ? &s->nbc : &s->coll;
   if (*dup == MPI_COMM_NULL)
     *dup = make_shadow(comm);
@@ -150,7 +109,7 @@ void icsim_coll_prepare(MPI_Comm comm)
   PMPI_Comm_size(comm, &n);
   if (n < 2)
     return;
-  struct shadow *s = shadows_of(comm);
+  struct icsim_comm *s = shadows_of(comm);
   if (s->coll == MPI_COMM_NULL)
     s->coll = make_shadow(comm);
   if (s->nbc == MPI_COMM_NULL)
@@ -166,7 +125,7 @@ int icsim_coll_local(const struct icsim_coll *c, struct icsim_coll *local)
   PMPI_Comm_size(comm, &local->n);
   PMPI_Comm_rank(comm, &local->me);
   if (local->n > 1) {
-    struct shadow *s = shadows_of(comm);
+    struct icsim_comm *s = shadows_of(comm);
     if (s->coll == MPI_COMM_NULL)
       s->coll = make_shadow(comm);
     local->comm = s->coll;

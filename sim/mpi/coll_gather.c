@@ -26,11 +26,9 @@ static int min(int a, int b) { return a < b ? a : b; }
 
 /* Children rel + m for m = 1, 2, 4 ... below lowbit(rel), received in that order, then the whole
  * subtree goes to the parent rel - lowbit(rel). n - 1 messages. */
-int icsim_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+int icsim_intra_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                  int rcount, MPI_Datatype rtype, int root)
 {
-  if (c->is_inter)
-    return icsim_inter_gather(c, sbuf, scount, stype, rbuf, rcount, rtype, root);
   int n = c->n, me = c->me, rel = (me - root + n) % n;
   int inplace = me == root && sbuf == MPI_IN_PLACE;
   const char *in = inplace ? NULL : icsim_coll_addr(sbuf);
@@ -64,11 +62,9 @@ int icsim_gather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_D
 
 /* The reverse: the subtree's blocks come from the parent, then go to the children rel + m from
  * the largest m down. n - 1 messages. */
-int icsim_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+int icsim_intra_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   int rcount, MPI_Datatype rtype, int root)
 {
-  if (c->is_inter)
-    return icsim_inter_scatter(c, sbuf, scount, stype, rbuf, rcount, rtype, root);
   int n = c->n, me = c->me, rel = (me - root + n) % n;
   int inplace = me == root && rbuf == MPI_IN_PLACE;
   const char *in = icsim_coll_addr(sbuf);
@@ -100,11 +96,9 @@ int icsim_scatter(const struct icsim_coll *c, const void *sbuf, int scount, MPI_
 
 /* Linear: every other rank with a non-empty block sends it to the root, which receives them all
  * at once (Irecv + Waitall). */
-int icsim_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+int icsim_intra_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
 {
-  if (c->is_inter)
-    return icsim_inter_gatherv(c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
   int n = c->n, me = c->me;
   int inplace = me == root && sbuf == MPI_IN_PLACE;
   const char *in = inplace ? NULL : icsim_coll_addr(sbuf);
@@ -129,11 +123,9 @@ int icsim_gatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_
 }
 
 /* Linear: the root sends every other non-empty block at once (Isend + Waitall). */
-int icsim_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
+int icsim_intra_scatterv(const struct icsim_coll *c, const void *sbuf, const int *scounts, const int *displs,
                    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root)
 {
-  if (c->is_inter)
-    return icsim_inter_scatterv(c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
   int n = c->n, me = c->me;
   int inplace = me == root && rbuf == MPI_IN_PLACE;
   char *out = inplace ? NULL : icsim_coll_addr(rbuf);
@@ -228,11 +220,9 @@ static void allgather_ring(const struct icsim_coll *c, struct gathered *g)
   }
 }
 
-int icsim_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+int icsim_intra_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                      const int *rcounts, const int *displs, MPI_Datatype rtype)
 {
-  if (c->is_inter)
-    return icsim_inter_allgatherv(c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   MPI_Aint rext = icsim_coll_extent(rtype);
@@ -269,78 +259,16 @@ int icsim_allgatherv(const struct icsim_coll *c, const void *sbuf, int scount, M
   return MPI_SUCCESS;
 }
 
-int icsim_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+int icsim_intra_allgather(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                     int rcount, MPI_Datatype rtype)
 {
-  if (c->is_inter)
-    return icsim_inter_allgather(c, sbuf, scount, stype, rbuf, rcount, rtype);
   int n = c->n;
   int *counts = malloc((size_t)n * 2 * sizeof *counts), *displs = counts + n;
   for (int i = 0; i < n; i++) {
     counts[i] = rcount;
     displs[i] = i * rcount;
   }
-  int rc = icsim_allgatherv(c, sbuf, scount, stype, rbuf, counts, displs, rtype);
+  int rc = icsim_intra_allgatherv(c, sbuf, scount, stype, rbuf, counts, displs, rtype);
   free(counts);
   return rc;
-}
-
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-               MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Gather", comm, 0, &c))
-    return icsim_error(comm, "MPI_Gather", PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
-  int rc = icsim_check_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Gather", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root)));
-}
-
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
-                MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Gatherv", comm, 0, &c))
-    return icsim_error(comm, "MPI_Gatherv", PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
-  int rc = icsim_check_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
-  return icsim_error(comm, "MPI_Gatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root)));
-}
-
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                int root, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Scatter", comm, 0, &c))
-    return icsim_error(comm, "MPI_Scatter", PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
-  int rc = icsim_check_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root)));
-}
-
-int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Scatterv", comm, 0, &c))
-    return icsim_error(comm, "MPI_Scatterv", PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
-  int rc = icsim_check_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
-  return icsim_error(comm, "MPI_Scatterv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root)));
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Allgather", comm, 0, &c))
-    return icsim_error(comm, "MPI_Allgather", PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
-  int rc = icsim_check_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  return icsim_error(comm, "MPI_Allgather", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype)));
-}
-
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
-                   const int *displs, MPI_Datatype rtype, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Allgatherv", comm, 0, &c))
-    return icsim_error(comm, "MPI_Allgatherv", PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
-  int rc = icsim_check_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
-  return icsim_error(comm, "MPI_Allgatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype)));
 }

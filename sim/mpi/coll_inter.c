@@ -41,10 +41,10 @@ int icsim_inter_barrier(const struct icsim_coll *c)
 {
   struct icsim_coll l;
   icsim_coll_local(c, &l);
-  icsim_barrier(&l);
+  icsim_intra_barrier(&l);
   if (leader(c))
     icsim_coll_sendrecv(c, NULL, 0, MPI_BYTE, remote(c, 0), NULL, 0, MPI_BYTE, remote(c, 0));
-  return icsim_barrier(&l);
+  return icsim_intra_barrier(&l);
 }
 
 /* The root sends to the other group's leader, which broadcasts in its group. */
@@ -58,7 +58,7 @@ int icsim_inter_bcast(const struct icsim_coll *c, void *buf, int count, MPI_Data
   icsim_coll_local(c, &l);
   if (leader(c))
     icsim_coll_recv(c, icsim_coll_addr(buf), count, t, remote(c, root));
-  return icsim_bcast(&l, buf, count, t, 0);
+  return icsim_intra_bcast(&l, buf, count, t, 0);
 }
 
 /* The sending group reduces to its leader, which sends the result to the root. */
@@ -73,7 +73,7 @@ int icsim_inter_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf,
   icsim_coll_local(c, &l);
   void *block;
   char *tmp = leader_tmp(c, count, t, &block);
-  icsim_reduce(&l, sbuf, tmp, count, t, op, 0);
+  icsim_intra_reduce(&l, sbuf, tmp, count, t, op, 0);
   if (leader(c))
     icsim_coll_send(c, tmp, count, t, remote(c, root));
   free(block);
@@ -88,11 +88,11 @@ int icsim_inter_allreduce(const struct icsim_coll *c, const void *sbuf, void *rb
   icsim_coll_local(c, &l);
   void *block;
   char *tmp = leader_tmp(c, count, t, &block);
-  icsim_reduce(&l, sbuf, tmp, count, t, op, 0);
+  icsim_intra_reduce(&l, sbuf, tmp, count, t, op, 0);
   if (leader(c))
     icsim_coll_sendrecv(c, tmp, count, t, remote(c, 0), icsim_coll_addr(rbuf), count, t, remote(c, 0));
   free(block);
-  return icsim_bcast(&l, rbuf, count, t, 0);
+  return icsim_intra_bcast(&l, rbuf, count, t, 0);
 }
 
 /* The reduction of one group's vectors is scattered over the other group (RCOUNTS, or RCOUNT each
@@ -112,10 +112,10 @@ int icsim_inter_reduce_scatter(const struct icsim_coll *c, const void *sbuf, voi
   icsim_coll_local(c, &l);
   void *b1, *b2;
   char *mine = leader_tmp(c, total, t, &b1), *theirs = leader_tmp(c, total, t, &b2);
-  icsim_reduce(&l, sbuf, mine, total, t, op, 0);
+  icsim_intra_reduce(&l, sbuf, mine, total, t, op, 0);
   if (leader(c))
     icsim_coll_sendrecv(c, mine, total, t, remote(c, 0), theirs, total, t, remote(c, 0));
-  icsim_scatterv(&l, theirs, counts, displs, t, rbuf, counts[c->inter.lrank], t, 0);
+  icsim_intra_scatterv(&l, theirs, counts, displs, t, rbuf, counts[c->inter.lrank], t, 0);
   free(b1);
   free(b2);
   free(counts);
@@ -143,13 +143,13 @@ static int through_leaders(const struct icsim_coll *c, int gather, int root, voi
   void *block;
   char *tmp = leader_tmp(c, all, mytype, &block);
   if (gather) {
-    icsim_gather(&l, mybuf, mycount, mytype, tmp, mycount, mytype, 0);
+    icsim_intra_gather(&l, mybuf, mycount, mytype, tmp, mycount, mytype, 0);
     if (leader(c))
       icsim_coll_send(c, tmp, all, mytype, remote(c, root));
   } else {
     if (leader(c))
       icsim_coll_recv(c, tmp, all, mytype, remote(c, root));
-    icsim_scatter(&l, tmp, mycount, mytype, mybuf, mycount, mytype, 0);
+    icsim_intra_scatter(&l, tmp, mycount, mytype, mybuf, mycount, mytype, 0);
   }
   free(block);
   return MPI_SUCCESS;
@@ -198,11 +198,11 @@ int icsim_inter_allgather(const struct icsim_coll *c, const void *sbuf, int scou
   int mine = scount * c->inter.lsize, theirs = rcount * c->inter.rsize;
   void *block;
   char *tmp = leader_tmp(c, mine, stype, &block);
-  icsim_gather(&l, sbuf, scount, stype, tmp, scount, stype, 0);
+  icsim_intra_gather(&l, sbuf, scount, stype, tmp, scount, stype, 0);
   if (leader(c))
     icsim_coll_sendrecv(c, tmp, mine, stype, remote(c, 0), icsim_coll_addr(rbuf), theirs, rtype, remote(c, 0));
   free(block);
-  return icsim_bcast(&l, rbuf, theirs, rtype, 0);
+  return icsim_intra_bcast(&l, rbuf, theirs, rtype, 0);
 }
 
 /* Each process sends its one block to every process of the other group and receives theirs. */

@@ -8,14 +8,12 @@
  * collective to overlap something it posts after MPI_Start deadlocks, and icsim says so. */
 #include <stdlib.h>
 
-#include "layer.h"
+#include "coll.h"
 
-enum kind { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, GATHERV, SCATTER, SCATTERV, ALLGATHER, ALLGATHERV, ALLTOALL,
-            ALLTOALLV, ALLTOALLW, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, SCAN, EXSCAN };
 
 struct pcoll {
   MPI_Request h; /* the program's handle */
-  enum kind kind;
+  enum icsim_coll_kind kind;
   const void *sbuf;
   void *rbuf;
   int scount, rcount, root;
@@ -61,36 +59,36 @@ static int make(const struct pcoll *args, MPI_Request *req)
 static int run(const struct pcoll *p)
 {
   switch (p->kind) {
-  case BARRIER: return MPI_Barrier(p->comm);
-  case BCAST: return MPI_Bcast(p->rbuf, p->rcount, p->rtype, p->root, p->comm);
-  case REDUCE: return MPI_Reduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->root, p->comm);
-  case ALLREDUCE: return MPI_Allreduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
-  case GATHER: return MPI_Gather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
-  case GATHERV:
+  case ICSIM_COLL_BARRIER: return MPI_Barrier(p->comm);
+  case ICSIM_COLL_BCAST: return MPI_Bcast(p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case ICSIM_COLL_REDUCE: return MPI_Reduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->root, p->comm);
+  case ICSIM_COLL_ALLREDUCE: return MPI_Allreduce(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case ICSIM_COLL_GATHER: return MPI_Gather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case ICSIM_COLL_GATHERV:
     return MPI_Gatherv(p->sbuf, p->scount, p->stype, p->rbuf, p->rcounts, p->rdispls, p->rtype, p->root, p->comm);
-  case SCATTER: return MPI_Scatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
-  case SCATTERV:
+  case ICSIM_COLL_SCATTER: return MPI_Scatter(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
+  case ICSIM_COLL_SCATTERV:
     return MPI_Scatterv(p->sbuf, p->scounts, p->sdispls, p->stype, p->rbuf, p->rcount, p->rtype, p->root, p->comm);
-  case ALLGATHER: return MPI_Allgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm);
-  case ALLGATHERV:
+  case ICSIM_COLL_ALLGATHER: return MPI_Allgather(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm);
+  case ICSIM_COLL_ALLGATHERV:
     return MPI_Allgatherv(p->sbuf, p->scount, p->stype, p->rbuf, p->rcounts, p->rdispls, p->rtype, p->comm);
-  case ALLTOALL: return MPI_Alltoall(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm);
-  case ALLTOALLV:
+  case ICSIM_COLL_ALLTOALL: return MPI_Alltoall(p->sbuf, p->scount, p->stype, p->rbuf, p->rcount, p->rtype, p->comm);
+  case ICSIM_COLL_ALLTOALLV:
     return MPI_Alltoallv(p->sbuf, p->scounts, p->sdispls, p->stype, p->rbuf, p->rcounts, p->rdispls, p->rtype,
                          p->comm);
-  case ALLTOALLW:
+  case ICSIM_COLL_ALLTOALLW:
     return MPI_Alltoallw(p->sbuf, p->scounts, p->sdispls, p->stypes, p->rbuf, p->rcounts, p->rdispls, p->rtypes,
                          p->comm);
-  case REDUCE_SCATTER: return MPI_Reduce_scatter(p->sbuf, p->rbuf, p->rcounts, p->rtype, p->op, p->comm);
-  case REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
-  case SCAN: return MPI_Scan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
-  case EXSCAN: return MPI_Exscan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case ICSIM_COLL_REDUCE_SCATTER: return MPI_Reduce_scatter(p->sbuf, p->rbuf, p->rcounts, p->rtype, p->op, p->comm);
+  case ICSIM_COLL_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case ICSIM_COLL_SCAN: return MPI_Scan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
+  case ICSIM_COLL_EXSCAN: return MPI_Exscan(p->sbuf, p->rbuf, p->rcount, p->rtype, p->op, p->comm);
   }
   return MPI_ERR_INTERN;
 }
 
 /* MPI_Start of one of these: the collective runs now. Returns 1 with *RC set if REQ is one. */
-int icsim_pcoll_start(MPI_Request *req, int *rc)
+static int pcoll_start(MPI_Request *req, int *rc)
 {
   struct pcoll *p = pcolls ? find(*req) : NULL;
   if (!p)
@@ -100,7 +98,7 @@ int icsim_pcoll_start(MPI_Request *req, int *rc)
 }
 
 /* MPI_Request_free of one of these: forget it. Returns 1 if REQ was one. */
-int icsim_pcoll_free(MPI_Request *req)
+static int pcoll_free(MPI_Request *req)
 {
   if (!pcolls || !req)
     return 0;
@@ -122,94 +120,100 @@ int icsim_pcoll_free(MPI_Request *req)
     return make(&a, req);                                                                                          \
   } while (0)
 
-int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) { MAKE(.kind = BARRIER); }
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) { MAKE(.kind = ICSIM_COLL_BARRIER); }
 int MPI_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = BCAST, .rbuf = buf, .rcount = count, .rtype = type, .root = root);
+  MAKE(.kind = ICSIM_COLL_BCAST, .rbuf = buf, .rcount = count, .rtype = type, .root = root);
 }
 int MPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
                     MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = REDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op, .root = root);
+  MAKE(.kind = ICSIM_COLL_REDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op, .root = root);
 }
 int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                        MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+  MAKE(.kind = ICSIM_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
 }
 int MPI_Gather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = GATHER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+  MAKE(.kind = ICSIM_COLL_GATHER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
        .rtype = rtype, .root = root);
 }
 int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
                      const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
+  MAKE(.kind = ICSIM_COLL_GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
        .rdispls = displs, .rtype = rtype, .root = root);
 }
 int MPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = SCATTER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+  MAKE(.kind = ICSIM_COLL_SCATTER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
        .rtype = rtype, .root = root);
 }
 int MPI_Scatterv_init(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
                       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = SCATTERV, .sbuf = sbuf, .scounts = scounts, .sdispls = displs, .stype = stype, .rbuf = rbuf,
+  MAKE(.kind = ICSIM_COLL_SCATTERV, .sbuf = sbuf, .scounts = scounts, .sdispls = displs, .stype = stype, .rbuf = rbuf,
        .rcount = rcount, .rtype = rtype, .root = root);
 }
 int MPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                        MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+  MAKE(.kind = ICSIM_COLL_ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
        .rtype = rtype);
 }
 int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
                         const int *displs, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
+  MAKE(.kind = ICSIM_COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
        .rdispls = displs, .rtype = rtype);
 }
 int MPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                       MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = ALLTOALL, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+  MAKE(.kind = ICSIM_COLL_ALLTOALL, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
        .rtype = rtype);
 }
 int MPI_Alltoallv_init(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
                        const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request *req)
 {
-  MAKE(.kind = ALLTOALLV, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls, .stype = stype, .rbuf = rbuf,
+  MAKE(.kind = ICSIM_COLL_ALLTOALLV, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls, .stype = stype, .rbuf = rbuf,
        .rcounts = rcounts, .rdispls = rdispls, .rtype = rtype);
 }
 int MPI_Alltoallw_init(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
                        void *rbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
                        MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = ALLTOALLW, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls, .stypes = stypes, .rbuf = rbuf,
+  MAKE(.kind = ICSIM_COLL_ALLTOALLW, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls, .stypes = stypes, .rbuf = rbuf,
        .rcounts = rcounts, .rdispls = rdispls, .rtypes = rtypes);
 }
 int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
                             MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts, .rtype = type, .op = op);
+  MAKE(.kind = ICSIM_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts, .rtype = type, .op = op);
 }
 int MPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                   MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = REDUCE_SCATTER_BLOCK, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+  MAKE(.kind = ICSIM_COLL_REDUCE_SCATTER_BLOCK, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
 }
 int MPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
                   MPI_Request *req)
 {
-  MAKE(.kind = SCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+  MAKE(.kind = ICSIM_COLL_SCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
 }
 int MPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                     MPI_Info info, MPI_Request *req)
 {
-  MAKE(.kind = EXSCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
+  MAKE(.kind = ICSIM_COLL_EXSCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op);
 }
+
+/* Its requests' kind (engine.c): MPI_Start runs the collective, MPI_Request_free forgets it. */
+static const struct icsim_request_kind pcoll_kind = {.what = "persistent collective", .start = pcoll_start,
+                                                     .free = pcoll_free};
+
+__attribute__((constructor)) static void register_pcoll(void) { icsim_request_kind_add(&pcoll_kind); }

@@ -249,11 +249,9 @@ static int reduce_rabenseifner(const struct icsim_coll *c, const char *in, char 
 
 /* Binomial tree for short vectors and user-defined ops (non-commutative ones in rank order, to
  * rank 0 then to ROOT), reduce-scatter + gather for long ones (select.c). */
-int icsim_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+int icsim_intra_reduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
                  int root)
 {
-  if (c->is_inter)
-    return icsim_inter_reduce(c, sbuf, rbuf, count, t, op, root);
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
   if (!icsim_coll_commutative(op))
@@ -346,10 +344,8 @@ static int allreduce_rabenseifner(const struct icsim_coll *c, char *out, int cou
   return MPI_SUCCESS;
 }
 
-int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op)
+int icsim_intra_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op)
 {
-  if (c->is_inter)
-    return icsim_inter_allreduce(c, sbuf, rbuf, count, t, op);
   char *out = icsim_coll_addr(rbuf);
   if (sbuf != MPI_IN_PLACE)
     icsim_coll_copy(icsim_coll_addr(sbuf), count, t, out, count, t);
@@ -362,11 +358,9 @@ int icsim_allreduce(const struct icsim_coll *c, const void *sbuf, void *rbuf, in
 
 /* Reduce the whole vector to rank 0, then scatter the blocks (linear scatterv): (n - 1) + the
  * number of other ranks with a non-empty block. */
-int icsim_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbuf, const int *rcounts,
+int icsim_intra_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbuf, const int *rcounts,
                          MPI_Datatype t, MPI_Op op)
 {
-  if (c->is_inter)
-    return icsim_inter_reduce_scatter(c, sbuf, rbuf, rcounts, 0, t, op);
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
@@ -377,22 +371,20 @@ int icsim_reduce_scatter(const struct icsim_coll *c, const void *sbuf, void *rbu
   }
   void *blk = NULL;
   char *all = me == 0 ? icsim_coll_tmp(total, t, &blk) : NULL;
-  icsim_reduce(c, in, all, total, t, op, 0);
-  icsim_scatterv(c, all, rcounts, displs, t, out, rcounts[me], t, 0);
+  icsim_intra_reduce(c, in, all, total, t, op, 0);
+  icsim_intra_scatterv(c, all, rcounts, displs, t, out, rcounts[me], t, 0);
   free(blk);
   free(displs);
   return MPI_SUCCESS;
 }
 
-int icsim_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, void *rbuf, int rcount, MPI_Datatype t,
+int icsim_intra_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, void *rbuf, int rcount, MPI_Datatype t,
                                MPI_Op op)
 {
-  if (c->is_inter)
-    return icsim_inter_reduce_scatter(c, sbuf, rbuf, NULL, rcount, t, op);
   int *counts = malloc((size_t)c->n * sizeof *counts);
   for (int i = 0; i < c->n; i++)
     counts[i] = rcount;
-  int rc = icsim_reduce_scatter(c, sbuf, rbuf, counts, t, op);
+  int rc = icsim_intra_reduce_scatter(c, sbuf, rbuf, counts, t, op);
   free(counts);
   return rc;
 }
@@ -401,11 +393,9 @@ int icsim_reduce_scatter_block(const struct icsim_coll *c, const void *sbuf, voi
  * me ^ 2^k (when it exists) the reduction of its aligned block of 2^k ranks; a block from
  * below goes on the left of both the block total and the prefix. Rank 0's exscan result is
  * left untouched (undefined in MPI). */
-int icsim_scan(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+int icsim_intra_scan(const struct icsim_coll *c, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
                int exclusive)
 {
-  if (c->is_inter) /* not defined on intercommunicators (MPI 3.1, 5.11) */
-    return MPI_ERR_COMM;
   int n = c->n, me = c->me;
   char *out = icsim_coll_addr(rbuf);
   const char *in = sbuf == MPI_IN_PLACE ? out : icsim_coll_addr(sbuf);
@@ -439,59 +429,4 @@ int icsim_scan(const struct icsim_coll *c, const void *sbuf, void *rbuf, int cou
   free(pblk);
   free(gblk);
   return MPI_SUCCESS;
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Reduce", comm, 0, &c))
-    return icsim_error(comm, "MPI_Reduce", PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
-  int rc = icsim_check_reduce(&c, sbuf, rbuf, count, type, op, root);
-  return icsim_error(comm, "MPI_Reduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_reduce(&c, sbuf, rbuf, count, type, op, root)));
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Allreduce", comm, 0, &c))
-    return icsim_error(comm, "MPI_Allreduce", PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
-  int rc = icsim_check_allreduce(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Allreduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_allreduce(&c, sbuf, rbuf, count, type, op)));
-}
-
-int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
-                       MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Reduce_scatter", comm, 0, &c))
-    return icsim_error(comm, "MPI_Reduce_scatter", PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
-  int rc = icsim_check_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op);
-  return icsim_error(comm, "MPI_Reduce_scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op)));
-}
-
-int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Reduce_scatter_block", comm, 0, &c))
-    return icsim_error(comm, "MPI_Reduce_scatter_block", PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
-  int rc = icsim_check_scan(&c, sbuf, rbuf, rcount, type, op);
-  return icsim_error(comm, "MPI_Reduce_scatter_block", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op)));
-}
-
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Scan", comm, 0, &c))
-    return icsim_error(comm, "MPI_Scan", PMPI_Scan(sbuf, rbuf, count, type, op, comm));
-  int rc = icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Scan", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scan(&c, sbuf, rbuf, count, type, op, 0)));
-}
-
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-  struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Exscan", comm, 0, &c))
-    return icsim_error(comm, "MPI_Exscan", PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
-  int rc = icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  return icsim_error(comm, "MPI_Exscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(icsim_scan(&c, sbuf, rbuf, count, type, op, 1)));
 }

@@ -55,6 +55,44 @@ struct entry {
   struct entry *anext, *aprev; /* the owner's active receives, in posting order */
 };
 
+/* Request kinds other parts of the layer own (persistent collectives, deferred duplications):
+ * their hooks, so that the engine's entry points serve them without naming them. */
+static const struct icsim_request_kind *kinds[8];
+static int nkinds;
+
+void icsim_request_kind_add(const struct icsim_request_kind *k)
+{
+  if (nkinds == (int)(sizeof kinds / sizeof kinds[0])) {
+    fprintf(stderr, "icsim: internal error: more than %d request kinds\n", nkinds);
+    abort();
+  }
+  kinds[nkinds++] = k;
+}
+
+static void before_wait(int n, const MPI_Request *reqs)
+{
+  for (int i = 0; i < nkinds; i++)
+    if (kinds[i]->before_wait)
+      kinds[i]->before_wait(n, reqs);
+}
+
+/* MPI_Start of a request of another kind: 1 and *RC if it was one. */
+static int kind_start(MPI_Request *req, int *rc)
+{
+  for (int i = 0; i < nkinds; i++)
+    if (kinds[i]->start && kinds[i]->start(req, rc))
+      return 1;
+  return 0;
+}
+
+static int kind_free(MPI_Request *req)
+{
+  for (int i = 0; i < nkinds; i++)
+    if (kinds[i]->free && kinds[i]->free(req))
+      return 1;
+  return 0;
+}
+
 static MPI_Request *orphans;
 static int norphans, orphans_cap;
 
@@ -575,7 +613,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
   if (!icsim_runtime_get())
     return PMPI_Waitall(n, reqs, statuses);
-  icsim_deferred_run(n, reqs);
+  before_wait(n, reqs);
   return icsim_error(MPI_COMM_WORLD, "MPI_Waitall", wait_all(n, reqs, statuses));
 }
 
@@ -640,7 +678,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Waitany(n, reqs, index, status);
-  icsim_deferred_run(n, reqs);
+  before_wait(n, reqs);
   return icsim_error(MPI_COMM_WORLD, "MPI_Waitany", wait_any(n, reqs, index, status));
 }
 
@@ -708,7 +746,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Wait(req, status);
-  icsim_deferred_run(1, req);
+  before_wait(1, req);
   int index;
   return icsim_error(MPI_COMM_WORLD, "MPI_Wait", wait_any(1, req, &index, status));
 }
@@ -773,7 +811,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 {
   if (!icsim_runtime_get())
     return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-  icsim_deferred_run(n, reqs);
+  before_wait(n, reqs);
   icsim_charge_call("MPI_Testsome");
   int waiting, err = MPI_SUCCESS;
   *outcount = some(n, reqs, indices, statuses, &waiting, &err);
@@ -786,7 +824,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 {
   if (!icsim_runtime_get())
     return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-  icsim_deferred_run(n, reqs);
+  before_wait(n, reqs);
   icsim_charge_call("MPI_Waitsome");
   int *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
   int err = MPI_SUCCESS;
@@ -825,7 +863,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Test(req, flag, status);
-  icsim_deferred_run(1, req);
+  before_wait(1, req);
   icsim_charge_call("MPI_Test");
   icsim_engine_poll();
   struct entry *e;
@@ -845,7 +883,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 {
   if (!icsim_runtime_get())
     return PMPI_Testany(n, reqs, index, flag, status);
-  icsim_deferred_run(n, reqs);
+  before_wait(n, reqs);
   icsim_charge_call("MPI_Testany");
   icsim_engine_poll();
   int waiting = 0, nothers = 0, rc = MPI_SUCCESS, saved = ERROR_FIELD(status);
@@ -889,7 +927,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
   if (!icsim_runtime_get())
     return PMPI_Testall(n, reqs, flag, statuses);
-  icsim_deferred_run(n, reqs);
+  before_wait(n, reqs);
   icsim_charge_call("MPI_Testall");
   icsim_engine_poll();
   int nothers = 0, err = MPI_SUCCESS;
@@ -939,7 +977,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
   if (!icsim_runtime_get())
     return PMPI_Request_get_status(req, flag, status);
-  icsim_deferred_run(1, &req);
+  before_wait(1, &req);
   icsim_charge_call("MPI_Request_get_status");
   icsim_engine_poll();
   struct entry *e;
@@ -978,8 +1016,8 @@ int MPI_Request_free(MPI_Request *req)
   struct entry *e = find(*req);
   if (!icsim_runtime_get())
     return PMPI_Request_free(req);
-  icsim_deferred_run(1, req);
-  if (icsim_pcoll_free(req))
+  before_wait(1, req);
+  if (kind_free(req))
     return MPI_SUCCESS;
   if (!e) {
     int flag = 0;
@@ -1011,7 +1049,7 @@ int MPI_Start(MPI_Request *req)
     return PMPI_Start(req);
   icsim_charge_call("MPI_Start");
   int rc;
-  if (req && icsim_pcoll_start(req, &rc)) /* a persistent collective (coll_persistent.c) */
+  if (req && kind_start(req, &rc)) /* a persistent collective (coll_persistent.c) */
     return rc;
   return icsim_engine_start(req);
 }
@@ -1023,7 +1061,7 @@ int MPI_Startall(int n, MPI_Request reqs[])
   icsim_charge_call("MPI_Startall");
   for (int i = 0; i < n; i++) {
     int rc;
-    if (icsim_pcoll_start(&reqs[i], &rc)) {
+    if (kind_start(&reqs[i], &rc)) {
       if (rc != MPI_SUCCESS)
         return rc;
       continue;
@@ -1035,11 +1073,10 @@ int MPI_Startall(int n, MPI_Request reqs[])
   return MPI_SUCCESS;
 }
 
-/* The application cancels through its stand-in: cancel the receive in flight. */
 /* A communicator freed while receives of the rank on it are in flight (MPI 3.1, 6.4.3: they
  * complete normally): each keeps the communicator's group, through which its source is named when
- * it lands (the communicator itself is gone by then). */
-static void comm_freed(MPI_Comm comm)
+ * it lands (the communicator itself is gone by then). comm.c calls it before SMPI frees COMM. */
+void icsim_engine_comm_freed(MPI_Comm comm)
 {
   int me = icsim_my_rank();
   ensure_ranks(me);
@@ -1047,27 +1084,6 @@ static void comm_freed(MPI_Comm comm)
     if (e->kind == RECV && e->comm == comm && !e->has_group && PMPI_Comm_group(comm, &e->group) == MPI_SUCCESS)
       e->has_group = 1;
 }
-
-/* SMPI's freeing may exchange messages of its own (its MPICH-style collectives keep per-node
- * communicators): bracketed like its other calls. */
-static int free_comm(MPI_Comm *comm, int (*pmpi)(MPI_Comm *))
-{
-  struct icsim_runtime *rt = icsim_runtime_get();
-  if (!rt)
-    return pmpi(comm);
-  MPI_Comm c = comm ? *comm : MPI_COMM_NULL;
-  if (c != MPI_COMM_NULL)
-    comm_freed(c);
-  icsim_runtime_internal_enter(rt, icsim_my_rank());
-  int rc = pmpi(comm);
-  icsim_runtime_internal_leave(rt, icsim_my_rank());
-  if (rc == MPI_SUCCESS && c != MPI_COMM_NULL)
-    icsim_inter_freed(c);
-  return rc;
-}
-
-int MPI_Comm_free(MPI_Comm *comm) { return free_comm(comm, PMPI_Comm_free); }
-int MPI_Comm_disconnect(MPI_Comm *comm) { return free_comm(comm, PMPI_Comm_disconnect); }
 
 /* Cancelling. SMPI's waitany reports a cancelled communication as nothing completed (it catches
  * the cancellation and returns MPI_UNDEFINED), so a wait of the layer that included one would never

@@ -9,7 +9,11 @@
  *
  * Values above MPI_ERR_LASTCODE are the program's, handed out in order; MPI allows them to differ
  * between processes, and the table is shared by all ranks (SMPI runs them in one process, one at
- * a time), so every value is unique and any rank reads it back. */
+ * a time), so every value is unique and any rank reads it back.
+ *
+ * Error handlers: what every call of the layer does with a failure (icsim_error,
+ * icsim_win_error), and MPI_Comm_call_errhandler / MPI_Win_call_errhandler. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,4 +119,83 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
 {
   return MPI_Comm_get_attr(comm, keyval, value, flag);
+}
+
+/* ---- error handlers ---- */
+
+/* MPI_ERRORS_ARE_FATAL: say which call failed and how, and stop the run. */
+static void fatal(const char *call, int rc, const char *on)
+{
+  char what[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, what, &len) != MPI_SUCCESS) /* errors.c: the program's codes too */
+    len = snprintf(what, sizeof what, "error code %d", rc);
+  fprintf(stderr,
+          "icsim: rank %d: %s failed: %.*s. The %s's error handler is MPI_ERRORS_ARE_FATAL, so the run stops (set "
+          "MPI_ERRORS_RETURN on it to get the error code back)\n",
+          icsim_my_rank(), call, len, what, on);
+  icsim_stop(1);
+}
+
+/* Handler EH (a reference the caller got, released here) of the communicator or window ON: stops
+ * the run when it is MPI_ERRORS_ARE_FATAL; 1 when it is the program's own, for the caller to call.
+ * SMPI takes a null handler as MPI_ERRORS_RETURN. */
+static int programs_own(MPI_Errhandler eh, const char *call, int rc, const char *on)
+{
+  if (eh == MPI_ERRORS_ARE_FATAL)
+    fatal(call, rc, on);
+  int own = eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN;
+  if (eh != MPI_ERRHANDLER_NULL)
+    PMPI_Errhandler_free(&eh);
+  return own;
+}
+
+int icsim_win_error(MPI_Win win, const char *call, int rc)
+{
+  if (rc == MPI_SUCCESS || !icsim_runtime_get() || win == MPI_WIN_NULL)
+    return rc;
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Win_get_errhandler(win, &eh) == MPI_SUCCESS && programs_own(eh, call, rc, "window"))
+    PMPI_Win_call_errhandler(win, rc);
+  return rc;
+}
+
+int icsim_error(MPI_Comm comm, const char *call, int rc)
+{
+  if (rc == MPI_SUCCESS || !icsim_runtime_get())
+    return rc;
+  MPI_Comm on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(on, &eh) != MPI_SUCCESS) {
+    on = MPI_COMM_WORLD;
+    PMPI_Comm_get_errhandler(on, &eh);
+  }
+  if (programs_own(eh, call, rc, "communicator"))
+    PMPI_Comm_call_errhandler(on, rc);
+  return rc;
+}
+
+/* A program raising an error itself. SMPI 3.32 calls the predefined handlers' functions, which
+ * are null: MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN crashed the program (MPICH's errfatal).
+ * Fatal stops the run naming the error, return does nothing, the program's own is called. */
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  int rc = PMPI_Comm_get_errhandler(comm, &eh);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (programs_own(eh, "MPI_Comm_call_errhandler", errorcode, "communicator"))
+    return PMPI_Comm_call_errhandler(comm, errorcode);
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  int rc = PMPI_Win_get_errhandler(win, &eh);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (programs_own(eh, "MPI_Win_call_errhandler", errorcode, "window"))
+    return PMPI_Win_call_errhandler(win, errorcode);
+  return MPI_SUCCESS;
 }

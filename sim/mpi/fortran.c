@@ -368,7 +368,7 @@ void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, int *type, int *t
 ALIAS(mpi_compare_and_swap)
 
 /* Windows: their creation, release and synchronisation send SMPI's own messages, which the
- * layer's C calls bracket (and creation records the members' bases, win_table.c). */
+ * layer's C calls bracket (and creation records the members' bases, rma.c). */
 void mpi_win_create_(void *base, MPI_Aint *size, int *disp, int *info, int *comm, int *win, int *ierr)
 {
   MPI_Win w = MPI_WIN_NULL;

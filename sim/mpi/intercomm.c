@@ -20,61 +20,14 @@
 #include <string.h>
 
 #include "coll.h"
+#include "comm_record.h"
 #include "layer.h"
 
-struct inter {
-  MPI_Comm u;          /* this rank's handle of the union communicator */
-  int lsize, rsize;    /* the local and the remote group's sizes */
-  int lbase, rbase;    /* the union ranks of their first members: each group is a block of the union */
-  int lrank;           /* this rank in the local group */
-  int local_first;     /* the local group's block comes first (ties in MPI_Intercomm_merge) */
-  MPI_Comm local;      /* the local group as an intracommunicator, for collectives; made with the record */
-  struct inter *next;
-};
-static struct inter *inters;
-static int ninters; /* 0 in nearly every run: every check below is then one comparison */
-
-static struct inter *find(MPI_Comm comm)
+/* COMM's groups (its record, comm_record.c), or NULL when it is not an intercommunicator. */
+static struct icsim_inter *find(MPI_Comm comm)
 {
-  if (!ninters || comm == MPI_COMM_NULL)
-    return NULL;
-  for (struct inter *x = inters; x; x = x->next)
-    if (x->u == comm)
-      return x;
-  return NULL;
-}
-
-int icsim_inter_of(MPI_Comm comm) { return find(comm) != NULL; }
-
-int icsim_inter_peer(MPI_Comm comm, int rank)
-{
-  struct inter *x = find(comm);
-  if (!x || rank < 0) /* MPI_PROC_NULL, MPI_ANY_SOURCE */
-    return rank;
-  return rank < x->rsize ? x->rbase + rank : -1000000; /* SMPI reports MPI_ERR_RANK */
-}
-
-int icsim_inter_source(MPI_Comm comm, int union_rank)
-{
-  struct inter *x = find(comm);
-  if (!x || union_rank < 0)
-    return union_rank;
-  int r = union_rank - x->rbase;
-  return r >= 0 && r < x->rsize ? r : -1;
-}
-
-static void forget(MPI_Comm comm)
-{
-  for (struct inter **p = &inters; *p; p = &(*p)->next)
-    if ((*p)->u == comm) {
-      struct inter *x = *p;
-      *p = x->next;
-      if (x->local != MPI_COMM_NULL)
-        PMPI_Comm_free(&x->local);
-      free(x);
-      ninters--;
-      return;
-    }
+  struct icsim_comm *r = icsim_ninters ? icsim_comm_find(comm) : NULL;
+  return r ? r->inter : NULL;
 }
 
 /* The end of an SMPI call that makes a communicator, on every member of union U: SMPI's split lets a
@@ -92,25 +45,24 @@ static void settle(MPI_Comm u) { PMPI_Barrier(u); }
  * SMPI's, and one settle ends them all. */
 static int record(MPI_Comm u, int ln, int rn, int local_first)
 {
-  struct inter *x = calloc(1, sizeof *x);
+  struct icsim_comm *r = icsim_comm_get(u);
+  struct icsim_inter *x = r ? calloc(1, sizeof *x) : NULL;
   if (!x)
     return MPI_ERR_NO_MEM;
   int ur = -1;
   PMPI_Comm_rank(u, &ur);
-  *x = (struct inter){.u = u, .lsize = ln, .rsize = rn, .lbase = local_first ? 0 : rn, .rbase = local_first ? ln : 0,
-                      .local_first = local_first, .local = MPI_COMM_NULL, .next = inters};
+  *x = (struct icsim_inter){.lsize = ln, .rsize = rn, .lbase = local_first ? 0 : rn, .rbase = local_first ? ln : 0,
+                            .local_first = local_first, .local = MPI_COMM_NULL};
   x->lrank = ur - x->lbase;
-  inters = x;
-  ninters++;
-  struct icsim_runtime *rt = icsim_runtime_get();
-  int me = icsim_my_rank();
+  r->inter = x;
+  icsim_ninters++;
   MPI_Comm local = MPI_COMM_NULL;
-  icsim_runtime_internal_enter(rt, me);
+  icsim_smpi_enter(NULL);
   PMPI_Comm_split(u, x->lbase, x->lrank, &local);
   icsim_coll_prepare(local);
   icsim_coll_prepare(u);
   settle(u);
-  icsim_runtime_internal_leave(rt, me);
+  icsim_smpi_leave(MPI_SUCCESS);
   x->local = local; /* X is this rank's: only its MPI_Comm_free frees it */
   return MPI_SUCCESS;
 }
@@ -174,7 +126,9 @@ int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int re
   MPI_Group wg, ug;
   PMPI_Comm_group(MPI_COMM_WORLD, &wg);
   PMPI_Group_incl(wg, n, uw, &ug);
-  int rc = MPI_Comm_create_group(MPI_COMM_WORLD, ug, tag, out);
+  /* as the layer's MPI_Comm_create_group (comm.c): SMPI's messages, bracketed */
+  icsim_smpi_enter("MPI_Comm_create_group");
+  int rc = icsim_smpi_leave(PMPI_Comm_create_group(MPI_COMM_WORLD, ug, tag, out));
   PMPI_Group_free(&ug);
   PMPI_Group_free(&wg);
   if (rc == MPI_SUCCESS)
@@ -185,61 +139,27 @@ int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int re
   return icsim_error(local, "MPI_Intercomm_create", rc);
 }
 
-/* MPI 4.0's MPI_Intercomm_create_from_groups (SMPI 3.32 has none): the local group becomes a
- * communicator (MPI_Comm_create_group over MPI_COMM_WORLD: only its members take part), whose
- * leader meets the remote leader over MPI_COMM_WORLD, as MPI_Intercomm_create does. The string tag
- * becomes a tag both sides compute alike. */
-int MPI_Intercomm_create_from_groups(MPI_Group lg, int local_leader, MPI_Group rg, int remote_leader,
-                                     const char *stringtag, MPI_Info info, MPI_Errhandler eh, MPI_Comm *out)
-{
-  (void)info;
-  if (!out || lg == MPI_GROUP_NULL || rg == MPI_GROUP_NULL || !stringtag)
-    return icsim_error(MPI_COMM_WORLD, "MPI_Intercomm_create_from_groups", !out || !stringtag ? MPI_ERR_ARG : MPI_ERR_GROUP);
-  unsigned h = 5381;
-  for (const char *c = stringtag; *c; c++)
-    h = h * 33 + (unsigned char)*c;
-  int tag = (int)(h % 30000u) + 1;
-  MPI_Group wg;
-  int wl = MPI_UNDEFINED;
-  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-  PMPI_Group_translate_ranks(rg, 1, &remote_leader, wg, &wl);
-  PMPI_Group_free(&wg);
-  if (wl == MPI_UNDEFINED)
-    return icsim_error(MPI_COMM_WORLD, "MPI_Intercomm_create_from_groups", MPI_ERR_RANK);
-  MPI_Comm local = MPI_COMM_NULL;
-  int rc = MPI_Comm_create_group(MPI_COMM_WORLD, lg, tag, &local);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  rc = MPI_Intercomm_create(local, local_leader, MPI_COMM_WORLD, wl, tag, out);
-  MPI_Comm_free(&local);
-  if (rc == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL)
-    PMPI_Comm_set_errhandler(*out, eh);
-  return rc;
-}
-
 int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
 {
   if (!icsim_runtime_get())
     return PMPI_Intercomm_merge(inter, high, out);
   icsim_charge_call("MPI_Intercomm_merge");
-  struct inter *x = find(inter);
+  struct icsim_inter *x = find(inter);
   if (!x)
     return icsim_error(inter, "MPI_Intercomm_merge", MPI_ERR_COMM);
   int n = x->lsize + x->rsize, *highs = malloc(sizeof(int) * (size_t)n), mine = high ? 1 : 0;
   /* SMPI's own allgather and split on the union (the layer's refuse an intercommunicator): their
    * messages are SMPI's, bracketed as such */
-  struct icsim_runtime *rt = icsim_runtime_get();
-  int me = icsim_my_rank();
-  icsim_runtime_internal_enter(rt, me);
-  int rc = PMPI_Allgather(&mine, 1, MPI_INT, highs, 1, MPI_INT, x->u);
+  icsim_smpi_enter(NULL);
+  int rc = PMPI_Allgather(&mine, 1, MPI_INT, highs, 1, MPI_INT, inter);
   x = find(inter); /* other ranks ran meanwhile */
   if (rc == MPI_SUCCESS) {
     int remote_high = x->rsize ? highs[x->rbase] : 0;
     /* the group that asked for "high" goes last; when both asked alike, the union's order decides */
     int local_first = mine != remote_high ? !mine : x->local_first;
-    rc = PMPI_Comm_split(x->u, 0, (local_first ? 0 : n) + x->lrank, out);
+    rc = PMPI_Comm_split(inter, 0, (local_first ? 0 : n) + x->lrank, out);
   }
-  icsim_runtime_internal_leave(rt, me);
+  icsim_smpi_leave(MPI_SUCCESS);
   free(highs);
   return icsim_error(inter, "MPI_Intercomm_merge", rc);
 }
@@ -247,15 +167,9 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
 /* A duplicate of an intercommunicator is one too (called after SMPI duplicated the union). */
 void icsim_inter_dup(MPI_Comm from, MPI_Comm to)
 {
-  struct inter *x = find(from);
+  struct icsim_inter *x = find(from);
   if (x && to != MPI_COMM_NULL)
     record(to, x->lsize, x->rsize, x->local_first);
-}
-
-void icsim_inter_freed(MPI_Comm comm)
-{
-  if (ninters)
-    forget(comm);
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
@@ -269,7 +183,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 
 int MPI_Comm_size(MPI_Comm comm, int *size)
 {
-  struct inter *x = find(comm);
+  struct icsim_inter *x = find(comm);
   if (x && size) {
     *size = x->lsize;
     return MPI_SUCCESS;
@@ -279,7 +193,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-  struct inter *x = find(comm);
+  struct icsim_inter *x = find(comm);
   if (x && rank) {
     *rank = x->lrank;
     return MPI_SUCCESS;
@@ -289,7 +203,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
 
 int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-  struct inter *x = find(comm);
+  struct icsim_inter *x = find(comm);
   if (!x)
     return icsim_runtime_get() ? icsim_error(comm, "MPI_Comm_remote_size", MPI_ERR_COMM)
                                : PMPI_Comm_remote_size(comm, size);
@@ -298,10 +212,10 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 }
 
 /* The union's group, restricted to the block of K ranks from BASE. */
-static int sub_group(const struct inter *x, int base, int k, MPI_Group *out)
+static int sub_group(MPI_Comm u, int base, int k, MPI_Group *out)
 {
   MPI_Group ug;
-  PMPI_Comm_group(x->u, &ug);
+  PMPI_Comm_group(u, &ug);
   int range[1][3] = {{base, base + k - 1, 1}};
   int rc = PMPI_Group_range_incl(ug, 1, range, out);
   PMPI_Group_free(&ug);
@@ -310,60 +224,46 @@ static int sub_group(const struct inter *x, int base, int k, MPI_Group *out)
 
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-  struct inter *x = find(comm);
+  struct icsim_inter *x = find(comm);
   if (!x)
     return icsim_runtime_get() ? icsim_error(comm, "MPI_Comm_remote_group", MPI_ERR_COMM)
                                : PMPI_Comm_remote_group(comm, group);
-  return sub_group(x, x->rbase, x->rsize, group);
+  return sub_group(comm, x->rbase, x->rsize, group);
 }
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-  struct inter *x = find(comm);
+  struct icsim_inter *x = find(comm);
   if (!x)
     return PMPI_Comm_group(comm, group);
-  return sub_group(x, x->lbase, x->lsize, group);
+  return sub_group(comm, x->lbase, x->lsize, group);
 }
 
 /* For a collective on COMM (coll_inter.c): 1 and its groups in *OUT if it is one of the layer's
  * intercommunicators, else 0. */
-int icsim_inter_info(MPI_Comm comm, struct icsim_coll_inter *out)
-{
-  struct inter *x = find(comm);
-  if (!x)
-    return 0;
-  *out = (struct icsim_coll_inter){.lsize = x->lsize, .rsize = x->rsize, .lbase = x->lbase, .rbase = x->rbase,
-                                   .lrank = x->lrank, .local = x->local};
-  return 1;
-}
-
 /* A new intercommunicator of the members of X's union that give the same COLOR (>= 0; MPI_UNDEFINED:
  * not a member): the local ones are ranked by POS (their new local ranks), the remote ones likewise;
  * the union keeps X's block order. LN and RN are the new groups' sizes (none: no communicator);
  * every member of the union calls this. */
-static int make_sub(struct inter *x, int color, int pos, int ln, int rn, MPI_Comm *out)
+static int make_sub(MPI_Comm u, const struct icsim_inter *x, int color, int pos, int ln, int rn, MPI_Comm *out)
 {
   int n = x->lsize + x->rsize, local_first = x->local_first;
-  struct icsim_runtime *rt = icsim_runtime_get();
-  int me = icsim_my_rank();
-  icsim_runtime_internal_enter(rt, me);
-  int rc = PMPI_Comm_split(x->u, ln > 0 && rn > 0 ? color : MPI_UNDEFINED, (local_first ? 0 : n) + pos, out);
+  icsim_smpi_enter(NULL);
+  int rc = PMPI_Comm_split(u, ln > 0 && rn > 0 ? color : MPI_UNDEFINED, (local_first ? 0 : n) + pos, out);
   if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL)
     rc = record(*out, ln, rn, local_first);
-  settle(x->u); /* the members of the old union that are not in the new one wait for it too */
-  icsim_runtime_internal_leave(rt, me);
+  settle(u); /* the members of the old union that are not in the new one wait for it too */
+  icsim_smpi_leave(MPI_SUCCESS);
   return rc;
 }
 
 /* Every member's two integers, in union order (SMPI's allgather: its messages are SMPI's). */
-static int *exchange(struct inter *x, int a, int b)
+static int *exchange(MPI_Comm u, const struct icsim_inter *x, int a, int b)
 {
   int n = x->lsize + x->rsize, mine[2] = {a, b}, *all = malloc(sizeof(int) * 2 * (size_t)n);
-  struct icsim_runtime *rt = icsim_runtime_get();
-  int me = icsim_my_rank();
-  icsim_runtime_internal_enter(rt, me);
-  PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, x->u);
-  icsim_runtime_internal_leave(rt, me);
+  icsim_smpi_enter(NULL);
+  PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, u);
+  icsim_smpi_leave(MPI_SUCCESS);
   return all;
 }
 
@@ -392,12 +292,12 @@ static int count_color(const int *all, int base, int k, int color, int who, int 
 int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
 {
   icsim_charge_call("MPI_Comm_split");
-  struct inter *x = find(comm);
+  struct icsim_inter *x = find(comm);
   if (!out)
     return icsim_error(comm, "MPI_Comm_split", MPI_ERR_ARG);
   if (color < 0 && color != MPI_UNDEFINED)
     return icsim_error(comm, "MPI_Comm_split", MPI_ERR_ARG);
-  int *all = exchange(x, color, key);
+  int *all = exchange(comm, x, color, key);
   x = find(comm);
   int pos = 0, ln = 0, rn = 0;
   if (color != MPI_UNDEFINED) {
@@ -406,7 +306,7 @@ int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
   }
   free(all);
   *out = MPI_COMM_NULL;
-  return icsim_error(comm, "MPI_Comm_split", make_sub(x, color, pos, ln, rn, out));
+  return icsim_error(comm, "MPI_Comm_split", make_sub(comm, x, color, pos, ln, rn, out));
 }
 
 /* MPI_Comm_create of an intercommunicator (MPI 3.1, 6.4.2): GROUP is a subgroup of the local
@@ -420,24 +320,11 @@ int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out)
   int pos = MPI_UNDEFINED, size = 0;
   PMPI_Group_rank(group, &pos);
   PMPI_Group_size(group, &size);
-  struct inter *x = find(comm);
-  int *all = exchange(x, pos, size);
+  struct icsim_inter *x = find(comm);
+  int *all = exchange(comm, x, pos, size);
   x = find(comm);
   int ln = all[2 * x->lbase + 1], rn = all[2 * x->rbase + 1];
   free(all);
   *out = MPI_COMM_NULL;
-  return icsim_error(comm, "MPI_Comm_create", make_sub(x, pos == MPI_UNDEFINED ? MPI_UNDEFINED : 0, pos == MPI_UNDEFINED ? 0 : pos, ln, rn, out));
-}
-
-/* What the layer does not do with an intercommunicator: say so and stop. */
-void icsim_inter_refuse(MPI_Comm comm, const char *call)
-{
-  if (!find(comm))
-    return;
-  fprintf(stderr,
-          "icsim: %s on an intercommunicator: MPI defines it for intracommunicators only (the MPI layer "
-          "takes point-to-point, collectives, MPI_Comm_dup, _split, _create and MPI_Intercomm_merge on "
-          "intercommunicators; SimGrid's SMPI 3.32 has none of its own)\n",
-          call);
-  icsim_stop(3);
+  return icsim_error(comm, "MPI_Comm_create", make_sub(comm, x, pos == MPI_UNDEFINED ? MPI_UNDEFINED : 0, pos == MPI_UNDEFINED ? 0 : pos, ln, rn, out));
 }

@@ -18,122 +18,13 @@
 
 #include "layer.h"
 
-/* One int per actor that never moves once handed out: a rank that yields (an MPI call, a CPU
- * charge) while holding the pointer finds it still valid when another rank's first use has grown
- * the table meanwhile. A realloc-ed array did not: past 17 ranks the adaptor's MPI_Init wrote its
- * call depth into freed memory (pid 18 was the first to grow the table). Pages of 1024 slots. */
-struct actor_ints {
-  int **pages;
-  size_t npages;
-  int init;
-};
-
-static int *actor_int(struct actor_ints *t)
+/* A null buffer of no data (a type of no size): MPI allows it, SMPI 3.32 stops at a null buffer
+ * whenever the count is not 0 (MPICH's rma/badrma). Such a buffer is never read or written, so
+ * SMPI is given MPI_BOTTOM instead (point-to-point and one-sided calls). */
+void *icsim_no_data(const void *buf, int count, MPI_Datatype type)
 {
-  size_t pid = (size_t)sg_actor_self_get_pid();
-  size_t page = pid / 1024;
-  if (page >= t->npages) {
-    size_t n = page + 1;
-    t->pages = realloc(t->pages, n * sizeof *t->pages);
-    for (size_t i = t->npages; i < n; i++)
-      t->pages[i] = NULL;
-    t->npages = n;
-  }
-  if (!t->pages[page]) {
-    t->pages[page] = malloc(1024 * sizeof(int));
-    for (size_t i = 0; i < 1024; i++)
-      t->pages[page][i] = t->init;
-  }
-  return &t->pages[page][pid % 1024];
-}
-
-/* World rank of the calling rank, cached by actor pid: each PMPI call costs SMPI two clock
- * syscalls, and this is asked for every message. */
-int icsim_my_rank(void)
-{
-  static struct actor_ints by_pid = {NULL, 0, -1};
-  int *mine = actor_int(&by_pid);
-  if (*mine < 0) {
-    int r = -1;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
-    *mine = r;
-  }
-  return *mine;
-}
-
-int icsim_group_world_rank(MPI_Group g, int r)
-{
-  MPI_Group wg;
-  int out = MPI_UNDEFINED;
-  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-  PMPI_Group_translate_ranks(g, 1, &r, wg, &out);
-  PMPI_Group_free(&g);
-  PMPI_Group_free(&wg);
-  return out;
-}
-
-/* Communicators whose ranks are the world's (the collectives' shadows of MPI_COMM_WORLD, a dup of
- * it) answer icsim_world_rank from this table instead of five PMPI calls per message. A chained
- * hash on the communicator's address; an attribute's delete callback drops the entry when SMPI
- * destroys the communicator, so a new one at the same address starts unknown. Globals: SMPI runs
- * one rank at a time and nothing here yields. */
-struct same_ranks {
-  MPI_Comm comm;
-  int identity; /* 1: rank r is world rank r; 0: translate */
-  struct same_ranks *next;
-};
-static struct same_ranks *same_ranks_bucket[1024];
-static int same_ranks_keyval = MPI_KEYVAL_INVALID;
-
-static size_t same_ranks_hash(MPI_Comm c) { return ((uintptr_t)c >> 4) % (sizeof same_ranks_bucket / sizeof same_ranks_bucket[0]); }
-
-static int same_ranks_drop(MPI_Comm comm, int key, void *value, void *extra)
-{
-  (void)key;
-  (void)value;
-  (void)extra;
-  for (struct same_ranks **at = &same_ranks_bucket[same_ranks_hash(comm)]; *at; at = &(*at)->next)
-    if ((*at)->comm == comm) {
-      struct same_ranks *gone = *at;
-      *at = gone->next;
-      free(gone);
-      break;
-    }
-  return MPI_SUCCESS;
-}
-
-static int ranks_are_world(MPI_Comm comm)
-{
-  for (struct same_ranks *e = same_ranks_bucket[same_ranks_hash(comm)]; e; e = e->next)
-    if (e->comm == comm)
-      return e->identity;
-  MPI_Group g, wg;
-  int cmp = MPI_UNEQUAL;
-  PMPI_Comm_group(comm, &g);
-  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-  PMPI_Group_compare(g, wg, &cmp);
-  PMPI_Group_free(&g);
-  PMPI_Group_free(&wg);
-  if (same_ranks_keyval == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, same_ranks_drop, &same_ranks_keyval, NULL);
-  if (PMPI_Comm_set_attr(comm, same_ranks_keyval, NULL) != MPI_SUCCESS)
-    return 0; /* no way to learn of its end: not cached */
-  struct same_ranks *e = malloc(sizeof *e);
-  size_t h = same_ranks_hash(comm);
-  *e = (struct same_ranks){comm, cmp == MPI_IDENT, same_ranks_bucket[h]};
-  same_ranks_bucket[h] = e;
-  return e->identity;
-}
-
-int icsim_world_rank(MPI_Comm comm, int r)
-{
-  if (comm == MPI_COMM_WORLD || r < 0 || r == MPI_ANY_SOURCE)
-    return r;
-  if (comm != MPI_COMM_SELF && ranks_are_world(comm))
-    return r;
-  MPI_Group g;
-  PMPI_Comm_group(comm, &g);
-  return icsim_group_world_rank(g, r);
+  return buf == NULL && count > 0 && icsim_type_valid(type) && icsim_type_bytes(count, type) == 0 ? MPI_BOTTOM
+                                                                                                  : (void *)buf;
 }
 
 /* Common predefined types answered here: each PMPI call costs SMPI two clock syscalls. */
@@ -186,86 +77,9 @@ void icsim_occupy_cpu(double seconds)
 /* Calls a call layer's own entry point brackets (the abi stack's adaptor: icsim_call_enter/leave),
  * per actor: inside one, the layer's own charges are not made again (its collectives' sends, the
  * Waitall inside Sendrecv), so the call layer's cost is paid once per call the program makes. */
-static struct actor_ints entered_depth = {NULL, 0, 0};
+static struct icsim_actor_ints entered_depth = {NULL, 0, 0};
 
-static int *entered_slot(void) { return actor_int(&entered_depth); }
-
-/* MPI_ERRORS_ARE_FATAL: say which call failed and how, and stop the run. */
-static void fatal(const char *call, int rc, const char *on)
-{
-  char what[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(rc, what, &len) != MPI_SUCCESS) /* errors.c: the program's codes too */
-    len = snprintf(what, sizeof what, "error code %d", rc);
-  fprintf(stderr,
-          "icsim: rank %d: %s failed: %.*s. The %s's error handler is MPI_ERRORS_ARE_FATAL, so the run stops (set "
-          "MPI_ERRORS_RETURN on it to get the error code back)\n",
-          icsim_my_rank(), call, len, what, on);
-  icsim_stop(1);
-}
-
-/* Handler EH (a reference the caller got, released here) of the communicator or window ON: stops
- * the run when it is MPI_ERRORS_ARE_FATAL; 1 when it is the program's own, for the caller to call.
- * SMPI takes a null handler as MPI_ERRORS_RETURN. */
-static int programs_own(MPI_Errhandler eh, const char *call, int rc, const char *on)
-{
-  if (eh == MPI_ERRORS_ARE_FATAL)
-    fatal(call, rc, on);
-  int own = eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_RETURN;
-  if (eh != MPI_ERRHANDLER_NULL)
-    PMPI_Errhandler_free(&eh);
-  return own;
-}
-
-int icsim_win_error(MPI_Win win, const char *call, int rc)
-{
-  if (rc == MPI_SUCCESS || !icsim_runtime_get() || win == MPI_WIN_NULL)
-    return rc;
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  if (PMPI_Win_get_errhandler(win, &eh) == MPI_SUCCESS && programs_own(eh, call, rc, "window"))
-    PMPI_Win_call_errhandler(win, rc);
-  return rc;
-}
-
-int icsim_error(MPI_Comm comm, const char *call, int rc)
-{
-  if (rc == MPI_SUCCESS || !icsim_runtime_get())
-    return rc;
-  MPI_Comm on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  if (PMPI_Comm_get_errhandler(on, &eh) != MPI_SUCCESS) {
-    on = MPI_COMM_WORLD;
-    PMPI_Comm_get_errhandler(on, &eh);
-  }
-  if (programs_own(eh, call, rc, "communicator"))
-    PMPI_Comm_call_errhandler(on, rc);
-  return rc;
-}
-
-/* A program raising an error itself. SMPI 3.32 calls the predefined handlers' functions, which
- * are null: MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN crashed the program (MPICH's errfatal).
- * Fatal stops the run naming the error, return does nothing, the program's own is called. */
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
-{
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  int rc = PMPI_Comm_get_errhandler(comm, &eh);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  if (programs_own(eh, "MPI_Comm_call_errhandler", errorcode, "communicator"))
-    return PMPI_Comm_call_errhandler(comm, errorcode);
-  return MPI_SUCCESS;
-}
-
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
-{
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  int rc = PMPI_Win_get_errhandler(win, &eh);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  if (programs_own(eh, "MPI_Win_call_errhandler", errorcode, "window"))
-    return PMPI_Win_call_errhandler(win, errorcode);
-  return MPI_SUCCESS;
-}
+static int *entered_slot(void) { return icsim_actor_int(&entered_depth); }
 
 int icsim_direct_ok(void)
 {

@@ -7,14 +7,20 @@
 
 #include <mpi.h>
 
+#include "comm_record.h" /* the per-communicator record, world ranks */
 #include "runtime.h"
 
-/* World rank of the calling rank (cached per actor). */
+/* rank.c: world rank of the calling rank (cached per actor), and one int per actor that never
+ * moves (pages handed out on first use, every slot starting at INIT). */
 int icsim_my_rank(void);
-/* World rank of rank R of group G (G is freed here). */
-int icsim_group_world_rank(MPI_Group g, int r);
-/* World rank of rank R of COMM (R < 0 passes through). */
-int icsim_world_rank(MPI_Comm comm, int r);
+struct icsim_actor_ints {
+  int **pages;
+  size_t npages;
+  int init;
+};
+int *icsim_actor_int(struct icsim_actor_ints *t);
+/* A null buffer of no data (a type of no size) as SMPI accepts it: MPI_BOTTOM. */
+void *icsim_no_data(const void *buf, int count, MPI_Datatype type);
 /* Bytes of COUNT elements of TYPE. */
 size_t icsim_type_bytes(int count, MPI_Datatype type);
 /* Describe a message from world rank SRC to world rank DST. */
@@ -51,35 +57,35 @@ int icsim_error(MPI_Comm comm, const char *call, int rc);
 /* The same for a call on window WIN (its own error handler). */
 int icsim_win_error(MPI_Win win, const char *call, int rc);
 
-/* topology.c: COMM was made Cartesian (MPI_Topo_test answers MPI_CART, neighbourhood collectives
- * use its neighbours). */
-void icsim_topo_mark_cart(MPI_Comm comm);
-
-/* intercomm.c: intercommunicators kept as a union communicator and a rank map. icsim_inter_peer:
- * the union rank of remote rank RANK (other values unchanged); icsim_inter_source: the remote rank
- * of union rank R; icsim_inter_refuse stops the run when COMM is an intercommunicator (for the calls
- * MPI defines on intracommunicators only). */
-int icsim_inter_of(MPI_Comm comm);
-int icsim_inter_peer(MPI_Comm comm, int rank);
-int icsim_inter_source(MPI_Comm comm, int union_rank);
+/* intercomm.c: MPI_Comm_dup of an intercommunicator (its duplicate is one too), and MPI_Comm_split
+ * and MPI_Comm_create of one (the layer's entry points in comm.c call them). */
 void icsim_inter_dup(MPI_Comm from, MPI_Comm to);
-void icsim_inter_freed(MPI_Comm comm);
-void icsim_inter_refuse(MPI_Comm comm, const char *call);
-/* MPI_Comm_split and MPI_Comm_create of an intercommunicator (the layer's entry points call them). */
 int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out);
 int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out);
 
-/* coll_nonblocking.c: the MPI_Comm_idup duplications deferred to the first wait, test or free of
- * their request: run those of this rank up to the last one among REQS (each wait and test entry
- * point calls this first). */
-void icsim_deferred_run(int n, const MPI_Request *reqs);
-/* MPI_Comm_idup duplicating at the call (the Fortran binding converts the handle at return). */
+/* comm.c: MPI_Comm_idup duplicating at the call (the Fortran binding converts the handle at return). */
 int icsim_comm_idup_at_call(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req);
 
-/* coll_persistent.c: MPI_Start of a persistent collective runs it (1 and *RC, or 0 if REQ is not
- * one); MPI_Request_free of one forgets it (1, or 0). */
-int icsim_pcoll_start(MPI_Request *req, int *rc);
-int icsim_pcoll_free(MPI_Request *req);
+/* engine.c: requests other parts of the layer own (persistent collectives, deferred duplications)
+ * are served by the engine's entry points through their kind's hooks, each optional: START (1 and
+ * *RC if REQ is one of its own: MPI_Start/Startall), FREE (1 if it was: MPI_Request_free),
+ * BEFORE_WAIT (every wait, test and free calls it first with the requests it was given). A part
+ * adds its kind once, from a constructor. */
+struct icsim_request_kind {
+  const char *what;
+  int (*start)(MPI_Request *req, int *rc);
+  int (*free)(MPI_Request *req);
+  void (*before_wait)(int n, const MPI_Request *reqs);
+};
+void icsim_request_kind_add(const struct icsim_request_kind *k);
+/* COMM is about to be freed: receives of the calling rank in flight on it keep its group. */
+void icsim_engine_comm_freed(MPI_Comm comm);
+
+/* smpi_bracket.c: around an SMPI call that sends messages of its own (communicator and window
+ * calls), so that --stats counts them as SMPI's. CALL: the program's call being made (its call CPU
+ * is charged and landed receives taken first), or NULL inside another call. Leave returns RC. */
+void icsim_smpi_enter(const char *call);
+int icsim_smpi_leave(int rc);
 
 /* attr_self.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
 void icsim_self_attrs_release(void);
@@ -137,7 +143,7 @@ void icsim_smpi_unref(MPI_Request req);
 int icsim_smpi_comm_id(MPI_Comm comm);
 
 
-/* win_table.c: every member's window base and displacement unit, recorded when a window is
+/* rma.c: every member's window base and displacement unit, recorded when a window is
  * created (an allgather inside the creating call), so that an origin can read a target's cell
  * (MPI_Compare_and_swap). icsim_win_target_addr gives NULL for an unknown window or rank. */
 void icsim_win_remember(MPI_Win win, MPI_Comm comm, const void *base, int disp_unit, int flavor);

@@ -3,8 +3,8 @@
  *
  * Why here: SMPI 3.32 implements Cartesian topologies only; its graph, distributed-graph, mapping
  * and neighbourhood calls are stubs that abort the program. The layer keeps a graph's arrays, or a
- * distributed graph's neighbours and weights, as an attribute of the communicator it creates, so
- * that MPI_Comm_dup copies them and MPI_Comm_free drops them as MPI says. No reordering: every
+ * distributed graph's neighbours and weights, in the record of the communicator it creates
+ * (comm_record.c), so that MPI_Comm_dup copies them and MPI_Comm_free drops them as MPI says. No reordering: every
  * rank keeps its rank (MPI allows it; the maps answer accordingly).
  *
  * The neighbourhood collectives send and receive through the layer's point-to-point calls on the
@@ -20,111 +20,35 @@
 #include <string.h>
 
 #include "coll.h"
+#include "comm_record.h"
 
 enum { NEIGHBOR_TAG = ICSIM_COLL_TAG + 64 };
 
-struct topo {
-  int kind;                   /* MPI_CART (SMPI keeps the rest), MPI_GRAPH or MPI_DIST_GRAPH */
-  int nnodes, nedges;         /* MPI_GRAPH: MPI's index and edges arrays */
-  int *index, *edges;
-  int indeg, outdeg, weighted; /* MPI_DIST_GRAPH: sources and destinations, their weights */
-  int *in, *inw, *out, *outw;
-};
-
-static int topo_key = MPI_KEYVAL_INVALID;
-
-static void topo_free(struct topo *t)
+static struct icsim_topo *topo_of(MPI_Comm comm)
 {
-  if (!t)
-    return;
-  free(t->index);
-  free(t->edges);
-  free(t->in);
-  free(t->inw);
-  free(t->out);
-  free(t->outw);
-  free(t);
+  struct icsim_comm *r = icsim_comm_find(comm);
+  return r ? r->topo : NULL;
 }
 
-static int *ints(const int *a, int n)
-{
-  int *c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
-  if (c && a && n > 0)
-    memcpy(c, a, (size_t)n * sizeof *c);
-  return c;
-}
-
-static struct topo *topo_copy(const struct topo *t)
-{
-  struct topo *c = malloc(sizeof *c);
-  if (!c)
-    return NULL;
-  *c = *t;
-  c->index = ints(t->index, t->nnodes);
-  c->edges = ints(t->edges, t->nedges);
-  c->in = ints(t->in, t->indeg);
-  c->inw = ints(t->inw, t->indeg);
-  c->out = ints(t->out, t->outdeg);
-  c->outw = ints(t->outw, t->outdeg);
-  if (!c->index || !c->edges || !c->in || !c->inw || !c->out || !c->outw) {
-    topo_free(c);
-    return NULL;
-  }
-  return c;
-}
-
-/* MPI_Comm_dup copies a topology; freeing the communicator drops it. */
-static int copy_attr(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
-{
-  (void)old, (void)key, (void)extra;
-  struct topo *c = topo_copy(in);
-  *(void **)out = c;
-  *flag = c != NULL;
-  return c ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-}
-
-static int delete_attr(MPI_Comm comm, int key, void *value, void *extra)
-{
-  (void)comm, (void)key, (void)extra;
-  topo_free(value);
-  return MPI_SUCCESS;
-}
-
-static int key(void)
-{
-  if (topo_key == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(copy_attr, delete_attr, &topo_key, NULL);
-  return topo_key;
-}
-
-static struct topo *topo_of(MPI_Comm comm)
-{
-  struct topo *t = NULL;
-  int found = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, key(), &t, &found) != MPI_SUCCESS || !found)
-    return NULL;
-  return t;
-}
-
-static int attach(MPI_Comm comm, struct topo *t)
+/* COMM's topology becomes T (one a duplicate copied is replaced). */
+static int attach(MPI_Comm comm, struct icsim_topo *t)
 {
   if (!t)
     return MPI_ERR_NO_MEM;
-  return PMPI_Comm_set_attr(comm, key(), t); /* replaces (and deletes) one copied by the dup */
+  struct icsim_comm *r = icsim_comm_get(comm);
+  if (!r) {
+    icsim_topo_free(t);
+    return MPI_ERR_COMM;
+  }
+  icsim_topo_free(r->topo);
+  r->topo = t;
+  return MPI_SUCCESS;
 }
+
+static int *ints(const int *a, int n) { return icsim_ints(a, n); }
 
 /* SMPI's MPI_Topo_test is a stub too: the layer marks the Cartesian communicators it sees made
- * (MPI_Cart_create, MPI_Cart_sub in p2p.c) and answers for all three kinds. */
-void icsim_topo_mark_cart(MPI_Comm comm)
-{
-  if (comm == MPI_COMM_NULL)
-    return;
-  struct topo *t = calloc(1, sizeof *t);
-  if (t)
-    t->kind = MPI_CART;
-  attach(comm, t);
-}
-
+ * (MPI_Cart_create, MPI_Cart_sub: comm.c, icsim_topo_mark_cart) and answers for all three kinds. */
 int MPI_Topo_test(MPI_Comm comm, int *status)
 {
   int n = 0;
@@ -132,7 +56,7 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
     return icsim_error(comm, "MPI_Topo_test", MPI_ERR_ARG);
   if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
     return icsim_error(MPI_COMM_NULL, "MPI_Topo_test", MPI_ERR_COMM);
-  const struct topo *t = topo_of(comm);
+  const struct icsim_topo *t = topo_of(comm);
   *status = t ? t->kind : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
@@ -159,24 +83,24 @@ int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edg
   int rc = MPI_Comm_split(comm, me < nnodes ? 0 : MPI_UNDEFINED, me, out);
   if (rc != MPI_SUCCESS || *out == MPI_COMM_NULL)
     return rc;
-  struct topo *t = calloc(1, sizeof *t);
+  struct icsim_topo *t = calloc(1, sizeof *t);
   if (t) {
-    *t = (struct topo){.kind = MPI_GRAPH, .nnodes = nnodes, .nedges = nedges};
+    *t = (struct icsim_topo){.kind = MPI_GRAPH, .nnodes = nnodes, .nedges = nedges};
     t->index = ints(index, nnodes);
     t->edges = ints(edges, nedges);
   }
   return icsim_error(comm, "MPI_Graph_create", attach(*out, t));
 }
 
-static const struct topo *graph_of(MPI_Comm comm)
+static const struct icsim_topo *graph_of(MPI_Comm comm)
 {
-  const struct topo *t = topo_of(comm);
+  const struct icsim_topo *t = topo_of(comm);
   return t && t->kind == MPI_GRAPH ? t : NULL;
 }
 
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-  const struct topo *t = graph_of(comm);
+  const struct icsim_topo *t = graph_of(comm);
   if (!t || !nnodes || !nedges)
     return icsim_error(comm, "MPI_Graphdims_get", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
   *nnodes = t->nnodes;
@@ -186,7 +110,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges)
 {
-  const struct topo *t = graph_of(comm);
+  const struct icsim_topo *t = graph_of(comm);
   if (!t || maxindex < 0 || maxedges < 0)
     return icsim_error(comm, "MPI_Graph_get", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
   for (int i = 0; i < maxindex && i < t->nnodes; i++)
@@ -198,7 +122,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *ed
 
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *n)
 {
-  const struct topo *t = graph_of(comm);
+  const struct icsim_topo *t = graph_of(comm);
   if (!t || rank < 0 || rank >= t->nnodes || !n)
     return icsim_error(comm, "MPI_Graph_neighbors_count", t ? MPI_ERR_RANK : MPI_ERR_TOPOLOGY);
   *n = t->index[rank] - (rank ? t->index[rank - 1] : 0);
@@ -207,7 +131,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *n)
 
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int max, int *neighbors)
 {
-  const struct topo *t = graph_of(comm);
+  const struct icsim_topo *t = graph_of(comm);
   if (!t || rank < 0 || rank >= t->nnodes || max < 0)
     return icsim_error(comm, "MPI_Graph_neighbors", t ? MPI_ERR_RANK : MPI_ERR_TOPOLOGY);
   int lo = rank ? t->index[rank - 1] : 0;
@@ -249,19 +173,19 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, 
 
 /* ---- distributed graphs ---- */
 
-static struct topo *dist_graph(int indeg, const int *in, const int *inw, int outdeg, const int *out, const int *outw,
+static struct icsim_topo *dist_graph(int indeg, const int *in, const int *inw, int outdeg, const int *out, const int *outw,
                                int weighted)
 {
-  struct topo *t = calloc(1, sizeof *t);
+  struct icsim_topo *t = calloc(1, sizeof *t);
   if (!t)
     return NULL;
-  *t = (struct topo){.kind = MPI_DIST_GRAPH, .indeg = indeg, .outdeg = outdeg, .weighted = weighted};
+  *t = (struct icsim_topo){.kind = MPI_DIST_GRAPH, .indeg = indeg, .outdeg = outdeg, .weighted = weighted};
   t->in = ints(in, indeg);
   t->out = ints(out, outdeg);
   t->inw = ints(weighted ? inw : NULL, indeg);
   t->outw = ints(weighted ? outw : NULL, outdeg);
   if (!t->in || !t->out || !t->inw || !t->outw) {
-    topo_free(t);
+    icsim_topo_free(t);
     return NULL;
   }
   return t;
@@ -385,15 +309,15 @@ int MPI_Dist_graph_create(MPI_Comm comm, int nsrc, const int *sources, const int
   return icsim_error(comm, "MPI_Dist_graph_create", rc);
 }
 
-static const struct topo *dist_of(MPI_Comm comm)
+static const struct icsim_topo *dist_of(MPI_Comm comm)
 {
-  const struct topo *t = topo_of(comm);
+  const struct icsim_topo *t = topo_of(comm);
   return t && t->kind == MPI_DIST_GRAPH ? t : NULL;
 }
 
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indeg, int *outdeg, int *weighted)
 {
-  const struct topo *t = dist_of(comm);
+  const struct icsim_topo *t = dist_of(comm);
   if (!t || !indeg || !outdeg || !weighted)
     return icsim_error(comm, "MPI_Dist_graph_neighbors_count", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
   *indeg = t->indeg;
@@ -405,7 +329,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indeg, int *outdeg, int *
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxin, int *sources, int *sourceweights, int maxout,
                              int *destinations, int *destweights)
 {
-  const struct topo *t = dist_of(comm);
+  const struct icsim_topo *t = dist_of(comm);
   if (!t || maxin < 0 || maxout < 0)
     return icsim_error(comm, "MPI_Dist_graph_neighbors", t ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY);
   for (int i = 0; i < maxin && i < t->indeg; i++) {
@@ -438,7 +362,7 @@ static void nbrs_free(struct nbrs *nb)
 static int neighbours(MPI_Comm comm, struct nbrs *nb)
 {
   *nb = (struct nbrs){0, 0, NULL, NULL, NULL, NULL};
-  const struct topo *t = topo_of(comm);
+  const struct icsim_topo *t = topo_of(comm);
   int cart = 0, nd = 0;
   if (t && t->kind == MPI_GRAPH) {
     int me = 0;
