@@ -181,13 +181,6 @@ int MPI_Get_elements(MPI_Status *status, MPI_Datatype type, int *count)
   return rc;
 }
 
-/* Fortran: the status is the C one (fortran.c), MPI_STATUS_IGNORE is not allowed here. */
-void mpi_get_elements_(int *status, int *type, int *count, int *ierr);
-void mpi_get_elements_(int *status, int *type, int *count, int *ierr)
-{
-  *ierr = MPI_Get_elements((MPI_Status *)status, MPI_Type_f2c(*type), count);
-}
-
 /* MPI_Type_match_size (MPI 3.1, 17.2.5): the predefined type of a class and size, for a program
  * that learns its Fortran kinds' sizes at run time. SMPI 3.32's stub aborts. The Fortran sized types
  * first (what a Fortran kind means), then the C ones; a size no predefined type has is

@@ -1,6 +1,6 @@
 /* Error classes, codes and strings a program adds (MPI_Add_error_class, MPI_Add_error_code,
  * MPI_Add_error_string) and the calls that read them back (MPI_Error_class, MPI_Error_string,
- * the MPI_LASTUSEDCODE attribute).
+ * the MPI_LASTUSEDCODE attribute, which attr.c answers).
  *
  * Why here: SMPI 3.32 declares the three MPI_Add_error_* calls but only warns and returns
  * MPI_SUCCESS, leaving the new class or code unset, so a program went on with an uninitialised
@@ -26,7 +26,6 @@ struct added {
 
 static struct added *added;
 static int nadded, cap;
-static int last_used = MPI_ERR_LASTCODE; /* MPI_LASTUSEDCODE */
 
 static struct added *find(int code)
 {
@@ -46,7 +45,7 @@ static int add(int cls, int *out)
   }
   int code = MPI_ERR_LASTCODE + 1 + nadded;
   added[nadded++] = (struct added){cls < 0 ? code : cls, NULL};
-  *out = last_used = code;
+  *out = icsim_last_used_code = code;
   return MPI_SUCCESS;
 }
 
@@ -103,22 +102,6 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
   memcpy(string, s, n + 1);
   *resultlen = (int)n;
   return MPI_SUCCESS;
-}
-
-/* MPI_LASTUSEDCODE: the largest value handed out so far (SMPI's stays MPI_ERR_LASTCODE). */
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-  if (keyval == MPI_LASTUSEDCODE && comm != MPI_COMM_NULL && value && flag) {
-    *(int **)value = &last_used;
-    *flag = 1;
-    return MPI_SUCCESS;
-  }
-  return PMPI_Comm_get_attr(comm, keyval, value, flag);
-}
-
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-  return MPI_Comm_get_attr(comm, keyval, value, flag);
 }
 
 /* ---- error handlers ---- */

@@ -1,4 +1,5 @@
-/* Fortran entry points of the MPI layer (gfortran naming: mpi_send_).
+/* Fortran entry points of the MPI layer (gfortran naming: mpi_send_). Every Fortran binding of the
+ * layer lives here, in sections named for the C file whose calls they reach; none elsewhere.
  *
  * Why: SMPI's own Fortran bindings (inside libsimgrid) call libsimgrid's MPI_* directly, so a
  * Fortran program never reaches the layer's C wrappers and its messages pay no stack CPU cost.
@@ -1066,3 +1067,37 @@ void mpi_neighbor_alltoallv_(void *sbuf, int *scounts, int *sdispls, int *stype,
                                  TYPE(rtype), COMM(comm));
 }
 ALIAS(mpi_neighbor_alltoallv)
+
+/* ---- datatypes: element counts (elements.c) ---- */
+
+/* The status is the C one (fstatus above); MPI_STATUS_IGNORE is not allowed here. */
+void mpi_get_elements_(int *status, int *type, int *count, int *ierr);
+void mpi_get_elements_(int *status, int *type, int *count, int *ierr)
+{
+  *ierr = MPI_Get_elements((MPI_Status *)status, MPI_Type_f2c(*type), count);
+}
+
+/* ---- refused or without effect (unsupported.c) ---- */
+
+/* MPI-IO: the same refusal as from C (the program would otherwise reach SMPI's own binding). The
+ * handles are not converted: nothing is opened. */
+void mpi_file_open_(int *comm, char *filename, int *amode, int *info, int *fh, int *ierr, size_t len);
+void mpi_file_open_(int *comm, char *filename, int *amode, int *info, int *fh, int *ierr, size_t len)
+{
+  (void)comm, (void)amode, (void)info, (void)fh, (void)len;
+  *ierr = MPI_File_open(MPI_COMM_NULL, filename, 0, MPI_INFO_NULL, NULL);
+}
+
+void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len);
+void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len)
+{
+  (void)info, (void)len;
+  *ierr = MPI_File_delete(filename, MPI_INFO_NULL);
+}
+
+void mpi_pcontrol_(int *level, int *ierr);
+void mpi_pcontrol_(int *level, int *ierr)
+{
+  (void)level;
+  *ierr = MPI_SUCCESS;
+}

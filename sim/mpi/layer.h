@@ -87,7 +87,12 @@ void icsim_engine_comm_freed(MPI_Comm comm);
 void icsim_smpi_enter(const char *call);
 int icsim_smpi_leave(int rc);
 
-/* attr_self.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
+/* attr.c: the largest error code handed out (errors.c), MPI_LASTUSEDCODE's value; a window's
+ * MPI_WIN_CREATE_FLAVOR (MPI_WIN_MODEL is unified), recorded at creation and dropped at its free. */
+extern int icsim_last_used_code;
+void icsim_win_attrs_set(MPI_Win win, int flavor);
+void icsim_win_attrs_forget(MPI_Win win);
+/* attr.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
 void icsim_self_attrs_release(void);
 
 /* lifecycle.c: stop the run now with exit status CODE (low 8 bits, 0 taken as 1), as MPI_Abort. */

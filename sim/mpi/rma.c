@@ -15,7 +15,8 @@
  * call, whose messages are SMPI's own). Under an exclusive lock the look is exact; where several
  * ranks swap the same cell under a shared lock, another rank's swap may land in between, and one
  * put may then be announced in vain or happen unannounced (counted either way by --stats).
- * The same record answers MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, which SMPI 3.32 does not. */
+ * Creation also gives attr.c the window's MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, which SMPI 3.32
+ * does not know. */
 #include <simgrid/engine.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,6 @@ struct win_entry {
   MPI_Win win; /* this rank's handle */
   int n;
   MPI_Aint *base_unit; /* [n][2]: base address (MPI_BOTTOM for a dynamic window), displacement unit */
-  int flavor, model;   /* MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL: what MPI_Win_get_attr points to */
   struct win_entry *next;
 };
 static struct win_entry *wins;
@@ -47,8 +47,7 @@ void icsim_win_remember(MPI_Win win, MPI_Comm comm, const void *base, int disp_u
   }
   e->win = win;
   e->n = n;
-  e->flavor = flavor;
-  e->model = MPI_WIN_UNIFIED; /* every rank's memory is the one copy SMPI's transfers read and write */
+  icsim_win_attrs_set(win, flavor);
   e->next = wins;
   wins = e;
 }
@@ -59,6 +58,7 @@ void icsim_win_forget(MPI_Win win)
     if ((*pp)->win == win) {
       struct win_entry *e = *pp;
       *pp = e->next;
+      icsim_win_attrs_forget(win);
       free(e->base_unit);
       free(e);
       return;
@@ -74,20 +74,6 @@ const void *icsim_win_target_addr(MPI_Win win, int target, MPI_Aint disp)
       return (const char *)(intptr_t)e->base_unit[2 * target] + disp * e->base_unit[2 * target + 1];
     }
   return NULL;
-}
-
-/* MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL (MPI 3.1, 11.2.6), which SMPI 3.32 does not know (it
- * answers MPI_ERR_ARG): from what the layer recorded at the window's creation. */
-int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
-{
-  if ((keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL) && value && flag)
-    for (struct win_entry *e = wins; e; e = e->next)
-      if (e->win == win) {
-        *(int **)value = keyval == MPI_WIN_CREATE_FLAVOR ? &e->flavor : &e->model;
-        *flag = 1;
-        return MPI_SUCCESS;
-      }
-  return PMPI_Win_get_attr(win, keyval, value, flag);
 }
 
 /* ---- the calls ---- */

@@ -34,32 +34,10 @@ int MPI_File_delete(const char *filename, MPI_Info info)
   return unsupported("MPI_File_delete");
 }
 
-/* The Fortran names (the program would otherwise reach SMPI's own binding): the same refusal. */
-void mpi_file_open_(int *comm, char *filename, int *amode, int *info, int *fh, int *ierr, size_t len);
-void mpi_file_open_(int *comm, char *filename, int *amode, int *info, int *fh, int *ierr, size_t len)
-{
-  (void)comm, (void)filename, (void)amode, (void)info, (void)fh, (void)len;
-  *ierr = unsupported("MPI_File_open");
-}
-
-void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len);
-void mpi_file_delete_(char *filename, int *info, int *ierr, size_t len)
-{
-  (void)filename, (void)info, (void)len;
-  *ierr = unsupported("MPI_File_delete");
-}
-
 /* Not refused: MPI_Pcontrol has no effect when no profiling library is there to read it (MPI 3.1,
  * 14.2.4), and icsim is not one; SMPI 3.32's stub aborted the program. */
 int MPI_Pcontrol(const int level, ...)
 {
   (void)level;
   return MPI_SUCCESS;
-}
-
-void mpi_pcontrol_(int *level, int *ierr);
-void mpi_pcontrol_(int *level, int *ierr)
-{
-  (void)level;
-  *ierr = MPI_SUCCESS;
 }

@@ -1,4 +1,8 @@
-/* Attributes of MPI_COMM_SELF at MPI_Finalize. MPI 3.1 (8.7.1) makes MPI_Finalize first delete them
+/* Attributes: what the layer answers or orders that SMPI 3.32 does not. MPI_COMM_SELF's at
+ * MPI_Finalize, MPI_LASTUSEDCODE, a window's MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL. Calls nothing
+ * of the layer above rank.c.
+ *
+ * MPI_COMM_SELF at MPI_Finalize. MPI 3.1 (8.7.1) makes MPI_Finalize first delete them
  * as if MPI_COMM_SELF were freed, calling their delete functions in the reverse order of their
  * setting, before anything else is finalized: a tool or library hangs its at-exit work there and
  * may still communicate. SMPI 3.32 deletes them in its own order (its attribute map's). So the layer
@@ -97,4 +101,68 @@ void icsim_self_attrs_release(void)
     free(o->key);
     *o = (struct order){NULL, 0, 0};
   }
+}
+
+/* ---- MPI_LASTUSEDCODE ---- */
+
+int icsim_last_used_code = MPI_ERR_LASTCODE; /* errors.c hands out codes up to it */
+
+/* MPI_LASTUSEDCODE: the largest value handed out so far (SMPI's stays MPI_ERR_LASTCODE). */
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+  if (keyval == MPI_LASTUSEDCODE && comm != MPI_COMM_NULL && value && flag) {
+    *(int **)value = &icsim_last_used_code;
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  return PMPI_Comm_get_attr(comm, keyval, value, flag);
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+  return MPI_Comm_get_attr(comm, keyval, value, flag);
+}
+
+/* ---- windows ---- */
+
+/* MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL (MPI 3.1, 11.2.6), which SMPI 3.32 does not know (it
+ * answers MPI_ERR_ARG): recorded at the window's creation (rma.c). */
+struct win_attrs {
+  MPI_Win win; /* this rank's handle */
+  int flavor, model; /* what MPI_Win_get_attr points to */
+  struct win_attrs *next;
+};
+static struct win_attrs *wins;
+
+void icsim_win_attrs_set(MPI_Win win, int flavor)
+{
+  struct win_attrs *w = malloc(sizeof *w);
+  if (!w)
+    return;
+  /* every rank's memory is the one copy SMPI's transfers read and write */
+  *w = (struct win_attrs){win, flavor, MPI_WIN_UNIFIED, wins};
+  wins = w;
+}
+
+void icsim_win_attrs_forget(MPI_Win win)
+{
+  for (struct win_attrs **pp = &wins; *pp; pp = &(*pp)->next)
+    if ((*pp)->win == win) {
+      struct win_attrs *w = *pp;
+      *pp = w->next;
+      free(w);
+      return;
+    }
+}
+
+int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+  if ((keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL) && value && flag)
+    for (struct win_attrs *w = wins; w; w = w->next)
+      if (w->win == win) {
+        *(int **)value = keyval == MPI_WIN_CREATE_FLAVOR ? &w->flavor : &w->model;
+        *flag = 1;
+        return MPI_SUCCESS;
+      }
+  return PMPI_Win_get_attr(win, keyval, value, flag);
 }
