@@ -1,7 +1,6 @@
 /* Persistent collectives (MPI 4.0, 6.13): MPI_Bcast_init and the sixteen others, which neither
  * SimGrid's SMPI 3.32 nor its mpi.h has. The call keeps its arguments and hands back a persistent
- * request (an SMPI persistent send to self that is never started, as the progress engine's
- * stand-ins); each MPI_Start runs the layer's blocking collective with those arguments at once,
+ * request (the progress engine's stand-in: an SMPI persistent send to self that is never started); each MPI_Start runs the layer's blocking collective with those arguments at once,
  * so the request is already complete when the program waits on it (an inactive persistent
  * request: MPI_Wait and MPI_Test return at once). As for the layer's non-blocking collectives,
  * the messages and costs are the blocking form's, charged at the start; a program that needs the
@@ -44,7 +43,7 @@ static int make(const struct pcoll *args, MPI_Request *req)
   struct pcoll *p = malloc(sizeof *p);
   if (!p)
     return icsim_error(args->comm, "MPI_*_init", MPI_ERR_NO_MEM);
-  int rc = PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req);
+  int rc = icsim_engine_stand_in(req);
   if (rc != MPI_SUCCESS) {
     free(p);
     return icsim_error(args->comm, "MPI_*_init", rc);

@@ -182,7 +182,7 @@ static struct entry *add_entry(MPI_Request r, enum entry_kind kind, int owner)
 
 /* Stand-ins: persistent requests never started, handed to the application in place of the
  * receives the engine owns. */
-static int stand_in(MPI_Request *req) { return PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req); }
+int icsim_engine_stand_in(MPI_Request *req) { return PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, req); }
 
 /* Unlink E and free its SMPI request and itself. The bucket comes from the request's handle,
  * so unlink before PMPI_Request_free nulls it. */
@@ -317,7 +317,7 @@ void icsim_engine_poll(void)
  * is never started. */
 static int null_peer_request(MPI_Request *req, enum entry_kind kind, int user_persistent)
 {
-  int rc = stand_in(req);
+  int rc = icsim_engine_stand_in(req);
   if (rc != MPI_SUCCESS)
     return rc;
   struct entry *e = add_entry(*req, kind, icsim_my_rank());
@@ -341,7 +341,7 @@ int icsim_psend_init_null(MPI_Request *req) { return null_peer_request(req, PSEN
 /* A receive the layer has already completed (MPI_Imrecv): the application's wait or test returns ST. */
 int icsim_engine_completed(MPI_Request *req, const MPI_Status *st)
 {
-  int rc = stand_in(req);
+  int rc = icsim_engine_stand_in(req);
   if (rc != MPI_SUCCESS)
     return rc;
   struct entry *e = add_entry(*req, RECV, icsim_my_rank());
@@ -382,7 +382,7 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
   }
   /* The application holds a stand-in (a persistent request never started); the receive itself
    * is an ordinary non-blocking one the engine may complete and free whenever it lands. */
-  int rc = stand_in(req);
+  int rc = icsim_engine_stand_in(req);
   if (rc != MPI_SUCCESS)
     return rc;
   struct entry *e = add_entry(*req, RECV, icsim_my_rank());

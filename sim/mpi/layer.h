@@ -78,6 +78,9 @@ struct icsim_request_kind {
   void (*before_wait)(int n, const MPI_Request *reqs);
 };
 void icsim_request_kind_add(const struct icsim_request_kind *k);
+/* A stand-in: the handle a program holds for a request the layer completes itself (an SMPI
+ * persistent request never started, which SMPI's waits and tests take as inactive). */
+int icsim_engine_stand_in(MPI_Request *req);
 /* COMM is about to be freed: receives of the calling rank in flight on it keep its group. */
 void icsim_engine_comm_freed(MPI_Comm comm);
 
