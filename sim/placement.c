@@ -123,16 +123,16 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
   for (int r = 0; r < nranks; r++) {
     int n = node_of[r], sock = socket_of[r];
     if (sock < 0)
-      for (sock = 0; sock < p->sockets - 1 && used[n * p->sockets + sock] >= p->cores_per_socket; sock++)
+      for (sock = 0; sock < p->sockets - 1 && used[icsim_host_of(pf, n, sock)] >= p->cores_per_socket; sock++)
         ;
-    if (used[n * p->sockets + sock] >= p->cores_per_socket) {
+    if (used[icsim_host_of(pf, n, sock)] >= p->cores_per_socket) {
       snprintf(err, errlen, "--place %s puts more ranks on node %d%s than it has cores (%d per socket, %d sockets)",
                spec, n, socket_of[r] >= 0 ? " socket" : "", p->cores_per_socket, p->sockets);
       free(used);
       goto out;
     }
-    rank_host[r] = n * p->sockets + sock;
-    used[n * p->sockets + sock]++;
+    rank_host[r] = icsim_host_of(pf, n, sock);
+    used[icsim_host_of(pf, n, sock)]++;
   }
   free(used);
   rc = 0;

@@ -92,4 +92,11 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
                         size_t errlen);
 void icsim_platform_free(struct icsim_platform *pf);
 
+/* The SimGrid host of socket SOCKET of NODE: hosts are numbered node by node, then socket by
+ * socket within a node ("node3.s1"; topology.h). */
+static inline int icsim_host_of(const struct icsim_platform *pf, int node, int socket)
+{
+  return node * pf->p.sockets + socket;
+}
+
 #endif

@@ -148,7 +148,7 @@ int icsim_host_index(const struct icsim_platform *pf, const char *name)
   char tail;
   if (sscanf(name, "node%d.s%d%c", &n, &s, &tail) != 2 || n < 0 || n >= pf->p.nodes || s < 0 || s >= pf->p.sockets)
     return -1;
-  return n * pf->p.sockets + s;
+  return icsim_host_of(pf, n, s);
 }
 
 static int full_link_index(int nodes, int a, int b)
