@@ -1,9 +1,9 @@
 /* The stack contract (v2): what every layer of a simulated machine gives icsim.
  *
- * A platform lists its layers in order, from the program down to the hardware
- * (`layers: [abi, generic, numa]`). Each layer is pure C behind one struct of function pointers
- * and says what it is (its role) and what it does to transfers (its wire mode). sim/ calls it at
- * these places:
+ * A platform lists its layers in order, from the program down to the hardware (a call layer, the
+ * network layer, node layers: see icsim_layer_role). Each layer is pure C behind one struct of
+ * function pointers and says what it is (its role) and what it does to transfers (its wire mode).
+ * sim/ calls it at these places:
  *   - host side, in the rank's own MPI calls: CPU time per MPI call (call_cpu), per message
  *     sent and received between nodes (send_cpu / recv_cpu), and per message between two ranks
  *     of one node (intra_node_cpu: the MPI's shared-memory channel). Charged as real CPU

@@ -198,7 +198,7 @@ int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, str
   }
   /* Between nodes the NIC's DMA also crosses the memory controllers, but at network rates
    * they are never the bottleneck; leaving them off keeps SimGrid's sharing system small.
-   * Their contention is the numa stack's business (it sees node and socket of each end). */
+   * Their contention is a node layer's business (it sees node and socket of each end). */
   switch (p->topology) {
   case ICSIM_TOPO_STAR:
     HOP(L.net0 + sn, 1);
