@@ -50,9 +50,6 @@ struct WireMemo {
   icsim_wire_cost c{};
 } memo;
 
-/* SMPI hands the network model the payload plus this many envelope bytes. */
-constexpr double kSmpiEnvelopeBytes = 16;
-
 /* Transfer ids of the communications in flight, from start to completion. */
 std::unordered_map<const CommImpl*, uint64_t> comm_transfer;
 uint64_t last_priced = 0; /* id of the transfer the factor callbacks just priced */
@@ -65,7 +62,7 @@ const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst
     icsim_runtime* rt = icsim_runtime_get();
     const icsim_platform* pf = &rt->pf;
     icsim_wire_query q{};
-    q.bytes = size > kSmpiEnvelopeBytes ? size - kSmpiEnvelopeBytes : 0;
+    q.bytes = size > ICSIM_SMPI_ENVELOPE_B ? size - ICSIM_SMPI_ENVELOPE_B : 0;
     q.envelope_bytes = size - q.bytes;
     q.now_s = sg4::Engine::get_clock();
     int sh = host_index.at(src), dh = host_index.at(dst);

@@ -1,7 +1,7 @@
 /* icsim place: the resource manager's question. For P cores on a platform, enumerate the
  * subsystem shapes N nodes x C cores (N x C = P), simulate the chosen exchange pattern on each
- * and print the shapes ranked by time. With --pattern-file, rank -> module mappings of a recorded
- * pattern instead (cmd_place_pattern.c). */
+ * and print the shapes ranked by time. With --pattern-file, rank -> node mappings of a recorded
+ * pattern instead, proposed by the layer that recorded it (cmd_place_pattern.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -59,11 +59,11 @@ static void usage(FILE *f)
              "  allreduce     MPI_Allreduce (osu_allreduce at one size)\n"
              "  --msg         bytes per pair (alltoall) or per vector (allreduce); default 1MiB\n"
              "   or: icsim place -p PLATFORM.yaml -n P --pattern-file FILE [--write-best OUT.conf] [--seed S]\n"
-             "                   [--set KEY=VALUE]...\n"
-             "Ranks candidate rank -> module mappings of a pattern recorded with --set smpo/record-pattern=FILE\n"
-             "(packed, cyclic, along a path of neighbouring modules, a seeded local search on transit hops) by the\n"
-             "simulated time of the replayed pattern; --write-best writes the best as a configuration file for\n"
-             "icsim run --place.\n");
+             "                   [--set KEY=VALUE]...\n");
+  /* what the layers that place recorded patterns say of it (stack.h, place_pattern) */
+  for (size_t i = 0; i < icsim_stack_count(); i++)
+    if (icsim_stack_at(i)->place_pattern && icsim_stack_at(i)->place_pattern_help)
+      fputs(icsim_stack_at(i)->place_pattern_help, f);
 }
 
 int cmd_place(int argc, char **argv)

@@ -1,4 +1,4 @@
-/* Reading and writing SMPO-style configuration files (rank -> device name, physical module). */
+/* Reading configuration files for `icsim run --place` (rank -> device name, physical module). */
 #define _GNU_SOURCE
 #include "placement_file.h"
 
@@ -126,30 +126,5 @@ out:
     free(entry[r]);
   free(entry);
   free(where);
-  return rc;
-}
-
-int icsim_placement_file_write(const char *path, const int *node_of, int nranks, const char *comment, char *err,
-                               size_t errlen)
-{
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return -1;
-  }
-  fprintf(f, "# SMPO configuration: MPI rank -> device name, physical module%s%s\n# rank  device      module\n",
-          comment ? "\n# " : "", comment ? comment : "");
-  for (int r = 0; r < nranks; r++) {
-    int k = 0;
-    for (int q = 0; q < r; q++)
-      k += node_of[q] == node_of[r];
-    fprintf(f, "%-7d /dev/smpo%-3d %d\n", r, k, node_of[r]);
-  }
-  fclose(f);
-  /* whole or not at all, an interruption leaving no temporary (outfile.c) */
-  int rc = icsim_output_write("--write-best", path, text, len, err, errlen);
-  free(text);
   return rc;
 }

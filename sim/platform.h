@@ -1,4 +1,5 @@
-/* Simulated machines: the platform schema, its loading from YAML, topology and placement.
+/* Simulated machines: the platform schema and its loading from YAML (platform.c), with the
+ * machine's topology (topology.h: hosts, links, routes) and rank placement (placement.h).
  *
  * One SimGrid host per socket ("node3.s1"), with cores-per-socket cores, so that placement
  * decides which node-internal channels a transfer crosses:
@@ -15,9 +16,9 @@
 
 #include "mpi/select.h"
 #include "params.h"
+#include "placement.h"
 #include "stack.h"
-
-enum icsim_topology { ICSIM_TOPO_STAR, ICSIM_TOPO_FULL, ICSIM_TOPO_RING, ICSIM_TOPO_TORUS3D, ICSIM_TOPO_FATTREE2 };
+#include "topology.h"
 
 /* Resolved platform values; filled from the descriptor table in platform.c. */
 struct icsim_platform_params {
@@ -62,21 +63,6 @@ struct icsim_platform_params {
   double uplink_bw_Bps;   /* fat tree: leaf <-> spine link */
 };
 
-enum icsim_link_kind { ICSIM_LINK_MEMORY, ICSIM_LINK_SOCKET, ICSIM_LINK_NETWORK, ICSIM_LINK_SWITCH };
-enum icsim_sharing { ICSIM_SHARED, ICSIM_SPLITDUPLEX, ICSIM_FATPIPE };
-
-struct icsim_link {
-  char name[40];
-  enum icsim_link_kind kind;
-  enum icsim_sharing sharing;
-  double bw_Bps, lat_s;
-};
-
-struct icsim_hop {
-  int link;
-  int up; /* direction on a split-duplex link: 1 up, 0 down */
-};
-
 /* Size limits of a machine (README, Limits): links are stored (one per node pair for `full`),
  * routes are computed per transfer, never stored. */
 #define ICSIM_MAX_HOSTS 65536    /* nodes x sockets: SimGrid hosts */
@@ -106,24 +92,11 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
                         size_t errlen);
 void icsim_platform_free(struct icsim_platform *pf);
 
-int icsim_platform_hosts(const struct icsim_platform *pf);
-void icsim_host_name(const struct icsim_platform *pf, int host, char *buf, size_t len);
-/* Host index from a host name, -1 if not ours. */
-int icsim_host_index(const struct icsim_platform *pf, const char *name);
-/* Index in pf->links of HOST's memory-controller link. */
-int icsim_memory_link(const struct icsim_platform *pf, int host);
-/* Index in pf->links of NODE's network adapter when one link is the whole adapter (star and
- * fat tree: node <-> its switch); -1 where a node has several network links (ring, torus, full). */
-int icsim_adapter_link(const struct icsim_platform *pf, int node);
-/* Route between two hosts as hops into pf->links: writes at most CAP hops and returns their
- * count, or -1 if the route has more than CAP (icsim_route_max_hops() is always enough). */
-int icsim_route(const struct icsim_platform *pf, int src_host, int dst_host, struct icsim_hop *hops, int cap);
-/* The longest route of PF, in hops (ring and torus routes grow with the node count). */
-int icsim_route_max_hops(const struct icsim_platform *pf);
-
-/* Placement: rank -> host (socket) from "block", "cyclic", "NxC" or "n0,n1,..." (node per rank).
- * Cores are filled socket by socket within a node. Returns 0, or -1 with the fix in ERR. */
-int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, int *rank_host, char *err,
-                size_t errlen);
+/* The SimGrid host of socket SOCKET of NODE: hosts are numbered node by node, then socket by
+ * socket within a node ("node3.s1"; topology.h). */
+static inline int icsim_host_of(const struct icsim_platform *pf, int node, int socket)
+{
+  return node * pf->p.sockets + socket;
+}
 
 #endif

@@ -203,9 +203,8 @@ double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function
 
 uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg *m, double now)
 {
-  int sockets = rt->pf.p.sockets;
-  return icsim_transfers_announce(rt->transfers, m, m->src_node * sockets + m->src_socket,
-                                  m->dst_node * sockets + m->dst_socket, now);
+  return icsim_transfers_announce(rt->transfers, m, icsim_host_of(&rt->pf, m->src_node, m->src_socket),
+                                  icsim_host_of(&rt->pf, m->dst_node, m->dst_socket), now);
 }
 
 void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_withdraw(rt->transfers, id); }

@@ -106,3 +106,16 @@ void icsim_launch_clear(struct icsim_launch *l)
   l->libdir = libdir;
   l->nranks = nranks;
 }
+
+void icsim_place_plan_clear(struct icsim_place_plan *pl)
+{
+  for (int i = 0; i < pl->n && i < ICSIM_PLACE_MAX_CANDIDATES; i++)
+    free(pl->cand[i].node_of);
+  free(pl->legend);
+  free(pl->cost_heads);
+  pl->legend = pl->cost_heads = NULL;
+  pl->node_word = NULL;
+  pl->write_best = NULL;
+  pl->n = 0;
+  memset(pl->cand, 0, sizeof pl->cand);
+}

@@ -1,9 +1,9 @@
 /* The stack contract (v2): what every layer of a simulated machine gives icsim.
  *
- * A platform lists its layers in order, from the program down to the hardware
- * (`layers: [abi, generic, numa]`). Each layer is pure C behind one struct of function pointers
- * and says what it is (its role) and what it does to transfers (its wire mode). sim/ calls it at
- * these places:
+ * A platform lists its layers in order, from the program down to the hardware (a call layer, the
+ * network layer, node layers: see icsim_layer_role). Each layer is pure C behind one struct of
+ * function pointers and says what it is (its role) and what it does to transfers (its wire mode).
+ * sim/ calls it at these places:
  *   - host side, in the rank's own MPI calls: CPU time per MPI call (call_cpu), per message
  *     sent and received between nodes (send_cpu / recv_cpu), and per message between two ranks
  *     of one node (intra_node_cpu: the MPI's shared-memory channel). Charged as real CPU
@@ -12,7 +12,9 @@
  *     the transfer complete (transfer_done); the MPI-side message and the wire-side transfer
  *     are joined by one transfer id;
  *   - sharing: how a link serves several flows (channel_capacity, channel_peak);
- *   - bookkeeping: counters for `--stats`, invariants checked at the end.
+ *   - bookkeeping: counters for `--stats`, invariants checked at the end;
+ *   - outside a run: the launch of a program built for the layer (launch), and `icsim place
+ *     --pattern-file`'s candidate mappings of a pattern the layer recorded (place_pattern).
  * A stack registers itself with ICSIM_REGISTER_STACK; sim/ never names a stack. */
 #ifndef ICSIM_STACK_H
 #define ICSIM_STACK_H
@@ -113,6 +115,41 @@ int icsim_launch_env(struct icsim_launch *l, const char *fmt, ...) __attribute__
 /* Free what the hook put in L. */
 void icsim_launch_clear(struct icsim_launch *l);
 
+/* What `icsim place --pattern-file` asks of a layer that places recorded patterns: rank -> node
+ * mappings of a communication pattern the layer recorded in a run, proposed and costed by the
+ * layer's own model. sim/ then times each by replaying the pattern on the platform (workload
+ * pattern_replay, `icsim run --place` with the mapping), prints them ranked by simulated time
+ * (ties: the layer's merit, then its order) and may have the layer write the best as a
+ * configuration file for `icsim run --place`. */
+#define ICSIM_PLACE_MAX_CANDIDATES 8
+struct icsim_place_candidate {
+  char name[32];    /* label in the ranking ("packed") */
+  int *node_of;     /* [nranks]: node of each rank (malloc'ed) */
+  int merit;        /* the layer's own order of the candidates, lower first; equal when it cannot tell */
+  char costs[128];  /* its cost columns, printed right after the simulated time */
+  char summary[64]; /* its cost in a few words, for the written file's comment */
+};
+struct icsim_place_plan {
+  /* in */
+  const struct icsim_platform *pf;
+  const char *platform;     /* the platform file as given on the command line */
+  const char *pattern_file; /* as given on the command line */
+  int nranks;               /* -n */
+  unsigned seed;            /* --seed: for a layer whose search is randomised */
+  /* out */
+  char *legend;          /* "# " lines printed above the ranking: what is ranked, what the costs mean (malloc'ed) */
+  char *cost_heads;      /* heads of the cost columns, aligned with the candidates' costs (malloc'ed) */
+  const char *node_word; /* what the layer calls a node, plural ("modules"), for the node-list column */
+  int n;                 /* candidates proposed */
+  struct icsim_place_candidate cand[ICSIM_PLACE_MAX_CANDIDATES];
+  /* Write candidate BEST as a configuration file at PATH (whole or not at all), COMMENT saying
+   * where it comes from. Returns 0, or -1 with ERR. */
+  int (*write_best)(const struct icsim_place_plan *pl, int best, const char *path, const char *comment, char *err,
+                    size_t errlen);
+};
+/* Free what the hook put in PL (its inputs stay). */
+void icsim_place_plan_clear(struct icsim_place_plan *pl);
+
 struct icsim_stack_ops {
   const char *name;    /* also the YAML section holding its parameters */
   const char *summary; /* one line for `icsim describe` */
@@ -178,6 +215,14 @@ struct icsim_stack_ops {
    * but it cannot run (ERR says why and the fix). A program no layer takes must be an icsimcc
    * build. May be NULL. */
   int (*launch)(const char *program, struct icsim_launch *l, char *err, size_t errlen);
+  /* `icsim place --pattern-file`: propose candidate mappings of PL->pattern_file (a pattern this
+   * layer records) for PL->nranks ranks on PL->pf, and fill PL's outputs. Asked of the platform's
+   * layers, from the program down; the first that has it answers. Returns 0, or -1 with the whole
+   * message in ERR (file:line:column for a bad pattern). May be NULL. */
+  int (*place_pattern)(struct icsim_place_plan *pl, char *err, size_t errlen);
+  /* What `icsim place --help` says of place_pattern: which mappings, how the pattern is recorded
+   * (whole lines, each ending in a newline). NULL with place_pattern NULL. */
+  const char *place_pattern_help;
 };
 
 /* Names for messages and `icsim describe`. */

@@ -15,7 +15,7 @@ struct icsim_runtime;
 char *icsim_stats_json(struct icsim_runtime *rt, double simulated_s);
 
 /* A figure of a --stats text: "simulated_time_s" (a top-level number) or "SECTION/NAME" (the
- * "value" of counter NAME in SECTION, e.g. "mpi/unmatched_transfers", "rapidio/segment_retries"),
+ * "value" of counter NAME in SECTION, e.g. "mpi/unmatched_transfers", or a stack's),
  * or a counter's bare NAME (the first section that has one). NAN when the text is not JSON or holds
  * no such figure. */
 double icsim_stats_get(const char *json_text, const char *what);

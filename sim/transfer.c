@@ -121,15 +121,11 @@ static struct node *take(struct icsim_transfer_table *t, int src, int dst, doubl
   return NULL;
 }
 
-/* SMPI hands the network model the payload plus a 16-byte envelope for messages; one-sided
- * transfers may come without it. */
-#define SMPI_ENVELOPE_B 16
-
 const struct icsim_transfer *icsim_transfers_start(struct icsim_transfer_table *t, int src_host, int dst_host,
                                                    double size, double now, int internal, const int *rank_internal)
 {
   const int *ri = internal ? rank_internal : NULL;
-  struct node *n = take(t, src_host, dst_host, size - SMPI_ENVELOPE_B, now, ri);
+  struct node *n = take(t, src_host, dst_host, size - ICSIM_SMPI_ENVELOPE_B, now, ri);
   if (!n)
     n = take(t, src_host, dst_host, size, now, ri);
   if (!n) {

@@ -17,6 +17,10 @@
 
 #include "stack.h"
 
+/* SMPI hands the network model each message's payload plus this many envelope bytes; one-sided
+ * transfers may come without it. */
+#define ICSIM_SMPI_ENVELOPE_B 16
+
 struct icsim_transfer_table;
 
 struct icsim_transfer_table *icsim_transfers_new(void);

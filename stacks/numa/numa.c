@@ -106,9 +106,8 @@ static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsi
   struct numa_state *s = state;
   if (q->src_node != q->dst_node)
     return;
-  int sockets = s->pf->p.sockets;
-  int a = icsim_memory_link(s->pf, q->src_node * sockets + q->src_socket);
-  int b = icsim_memory_link(s->pf, q->dst_node * sockets + q->dst_socket);
+  int a = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->src_node, q->src_socket));
+  int b = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->dst_node, q->dst_socket));
   s->msg_B[a] = s->msg_B[b] = q->bytes;
   s->crossing[a] = s->crossing[b] = a != b;
 }

@@ -51,4 +51,9 @@ int smpo_mapping_candidates(const struct smpo_pattern *p, const struct smpo_rout
                             unsigned seed, struct smpo_candidate *out, char *err, size_t errlen);
 void smpo_candidates_free(struct smpo_candidate *c, int n);
 
+/* The stack's place_pattern hook (place.c, stack.h): the candidates above, for `icsim place
+ * --pattern-file`, and the best written as an SMPO configuration file. */
+int smpo_place_pattern(struct icsim_place_plan *pl, char *err, size_t errlen);
+extern const char smpo_place_pattern_help[];
+
 #endif

@@ -26,7 +26,7 @@ int smpo_routes_init(struct smpo_routes *r, const struct icsim_platform *pf)
     for (int b = 0; b < m; b++) {
       if (a == b)
         continue;
-      int n = icsim_route(pf, a * pf->p.sockets, b * pf->p.sockets, hops, cap), t = 0;
+      int n = icsim_route(pf, icsim_host_of(pf, a, 0), icsim_host_of(pf, b, 0), hops, cap), t = 0;
       for (int k = 0; k < n; k++)
         t += pf->links[hops[k].link].kind == ICSIM_LINK_SWITCH; /* the router of a module in between */
       r->transit[a * m + b] = t;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mapping.h"
 #include "platform.h"
 #include "smpo.h"
 
@@ -526,6 +527,8 @@ const struct icsim_stack_ops smpo_stack = {
     .eager_limit_bytes = smpo_eager_limit,
     .counters = smpo_counters,
     .check = smpo_check,
+    .place_pattern = smpo_place_pattern,
+    .place_pattern_help = smpo_place_pattern_help,
 };
 
 ICSIM_REGISTER_STACK(smpo_stack)

@@ -230,4 +230,12 @@ Test(smpo_e2e, place_ranks_mappings_of_a_recorded_ring)
   cr_assert_eq(rc, 2, "%s", out);
   cr_assert(strstr(out, "icsim-smpo-e2e-bad.pattern:1:8: expected the byte count"), "%s", out);
   free(out);
+  /* a platform without smpo among its layers has no layer that places patterns: refused, naming
+   * its layers and the stack that does */
+  rc = run(ICSIM " place -p " ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml -n 8 --pattern-file "
+           "/tmp/icsim-smpo-e2e-ring.pattern", &out, 1);
+  cr_assert_eq(rc, 2, "%s", out);
+  cr_assert(strstr(out, "(layers: generic, numa) places a recorded pattern; pattern placement is offered by smpo"),
+            "%s", out);
+  free(out);
 }
