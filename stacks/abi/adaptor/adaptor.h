@@ -83,7 +83,6 @@ void *abi_dyn_get(int kind, int slot, int fid, intptr_t shown);
 void abi_dyn_free(int kind, int slot);
 /* Predefined handles: SMPI's counterpart of abi_predefs[i] (NULL handles included), and the
  * predefined index whose SMPI counterpart is T (or -1). */
-void abi_predef_init(void);
 void *abi_predef_target(int i, int fid);
 int abi_predef_of_target(int kind, void *t);
 const char *abi_kind_name(int kind);

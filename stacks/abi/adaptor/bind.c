@@ -75,7 +75,6 @@ static void bind_layer(void)
   /* the adaptor writes a call's output handles when it returns: the layer must not defer any
    * (sim/mpi/coll_nonblocking.c, MPI_Comm_idup) */
   *(int *)need("icsim_outputs_at_return") = 1;
-  abi_predef_init();
 }
 
 static int trace = -1; /* ICSIM_ABI_TRACE set: every converted call is named on stderr */
