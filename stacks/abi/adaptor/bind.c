@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): the lowest file of code: calls only the generated tables. */
 /* Binding the adaptor to the icsim MPI layer, as the paper's adaptor binds to the target MPI: at
  * the first MPI call the layer (libicsim_mpi.so, SMPI behind it) is loaded with dlopen and every
  * translated function is looked up with dlsym into a function table, so that the layer's MPI_Send

@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): above bind.c; calls bind.c and the tables. */
 /* Translation tables. Predefined handles map to SMPI's by name, once (predef_init); handles
  * created at run time (communicators, groups, datatypes, ops, requests, windows, info,
  * errhandlers) get a slot in their kind's table when SMPI hands out the object, and the slot is
