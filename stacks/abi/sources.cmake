@@ -27,7 +27,7 @@ set(abi_common ${abi_dir}/adaptor/bind.c ${abi_dir}/adaptor/handles.c ${abi_dir}
                ${abi_gen}/target_tables.c)
 function(abi_adaptor target abi libname soversion)
   add_library(${target} SHARED ${abi_gen}/wrappers_${abi}.c ${abi_dir}/adaptor/${abi}.c ${abi_dir}/adaptor/fint_${abi}.c
-                               ${abi_dir}/adaptor/ops.c
+                               ${abi_dir}/adaptor/ops.c ${abi_gen}/tables_${abi}.c
                                ${abi_common} ${ARGN})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${libname} SOVERSION ${soversion}
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/abi/${abi} C_VISIBILITY_PRESET default)
@@ -55,6 +55,21 @@ target_link_libraries(abi_mpichfort PRIVATE abi_mpich ${CMAKE_DL_LIBS})
 target_compile_options(abi_mpichfort PRIVATE -Wno-unused-parameter)
 add_library(icsim_abi_loader SHARED ${abi_dir}/adaptor/loader.c)
 target_link_libraries(icsim_abi_loader PRIVATE ${CMAKE_DL_LIBS})
+
+# No file of the adaptor in a call or include circle (adaptor.h gives the order): the objects of each
+# library, libmpichfort's with libmpich's (it calls libmpich's entry points), through
+# tests/call_circles.py; it lists every arrow of a circle. The loader is one file, a library of its
+# own: its exit, dlopen and getpid interpose libc's, as bind.c's exit and getpid do, not each other.
+set(abi_circles ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/call_circles.py)
+add_test(NAME abi_call_circles_mpich COMMAND ${abi_circles} $<TARGET_OBJECTS:abi_mpich>)
+add_test(NAME abi_call_circles_mpichfort COMMAND ${abi_circles} $<TARGET_OBJECTS:abi_mpichfort>
+                                                 $<TARGET_OBJECTS:abi_mpich>)
+if(TARGET abi_ompi)
+  add_test(NAME abi_call_circles_ompi COMMAND ${abi_circles} $<TARGET_OBJECTS:abi_ompi>)
+endif()
+file(GLOB abi_sources ${abi_dir}/adaptor/*.[ch] ${abi_gen}/*.[ch])
+add_test(NAME abi_include_circles COMMAND ${abi_circles} --includes -I ${abi_dir}/adaptor -I ${abi_gen}
+                                          ${abi_sources})
 
 # Our workloads built with the other MPIs' own compilers (Debian's mpicc.mpich, mpicc.openmpi,
 # mpif90.mpich): unchanged binaries the adaptor's tests and the sumimoto-adaptor case run, in

@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): a header above adaptor.h (includes it); fortran.h includes it. */
 /* The MPICH ABI (libmpich.so.12; Intel MPI and MS MPI follow it): integer handles, MPICH's status.
  * Values from MPICH 4.0's mpi.h (spec/mpich.abi). */
 #ifndef ICSIM_ABI_MPICH_H

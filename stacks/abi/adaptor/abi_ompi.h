@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): a header above adaptor.h (includes it). */
 /* The Open MPI ABI (libmpi.so.40, Open MPI 3.x and 4.x): pointer handles, Open MPI's status.
  * Values from Open MPI 4.1's mpi.h (spec/ompi.abi). */
 #ifndef ICSIM_ABI_OMPI_H

@@ -3,11 +3,23 @@
  * call converts its arguments from the program's ABI to SMPI's, calls the icsim MPI layer through a
  * function table filled with dlopen/dlsym at the first call (bind.c), and converts the results back.
  *
- * Parts: wrappers_ABI.c (generated from spec/functions.spec by gen_adaptor.py), handles.c (handles
- * created at run time: translation tables with reuse on free), values.c (ranks, tags, statuses'
- * fields, error codes, buffers), bind.c (loading the layer, charging the adaptor's cost per call,
- * `main`), mpich.c / ompi.c (how each ABI spells a handle and a status), target_tables.c (generated,
- * SMPI's side). This file never includes an mpi.h: the program's and SMPI's would clash. */
+ * Its files, bottom first: each calls (or names the data of) only files listed before it, never
+ * one after (tests abi_call_circles_* check the objects with tests/call_circles.py):
+ *   tables_ABI.c, target_tables.c  generated data: the ABI's predefined handles, constants, error
+ *                   codes, function names and table; SMPI's side of them
+ *   bind.c          loading the layer, filling the function table, the per-call bracket, failure
+ *                   reports, call names, the calling actor; `main` and the libc functions a
+ *                   program reaches here (clocks, exit, getopt)
+ *   handles.c       handles created at run time (translation tables, slots reused on free) and
+ *                   the predefined handles' SMPI counterparts
+ *   values.c        ranks, tags, statuses' fields, error codes, buffers
+ *   mpich.c, ompi.c how each ABI spells a handle and a status (abi_mpich.h, abi_ompi.h)
+ *   ops.c, fint_ABI.c  user-defined ops' trampolines; MPI_<Kind>_c2f and _f2c
+ *   wrappers_ABI.c  generated from spec/functions.spec by gen_adaptor.py: the MPI_* entry points
+ * libmpichfort.so.12 lies above all of libmpich.so.12: fortran.c, then fortran_mpich.c (generated).
+ * loader.c is a library of its own and calls none of them.
+ * Headers: abi_consts.h (generated) < adaptor.h < abi_mpich.h, abi_ompi.h < fortran.h.
+ * This file never includes an mpi.h: the program's and SMPI's would clash. */
 #ifndef ICSIM_ABI_ADAPTOR_H
 #define ICSIM_ABI_ADAPTOR_H
 
@@ -45,23 +57,24 @@ struct abi_predef {
   const char *object; /* pointer ABIs: the data object the value is the address of */
 };
 
-/* Generated per ABI (wrappers_ABI.c). */
+/* The declarations below follow the files' order, bottom first. */
+
+/* tables_ABI.c, generated per ABI: data. */
 extern const struct abi_predef abi_predefs[];
 extern const int abi_npredefs;
 extern const int abi_a_const[ABI_NCONST];
 extern const intptr_t abi_a_in_place, abi_a_bottom, abi_a_status_ignore;
 extern const int abi_a_lastcode; /* the ABI's MPI_ERR_LASTCODE */
-/* MPI_LASTUSEDCODE's value (VAL: where the pointer to it was stored) in the program's numbering. */
-void *abi_lastused_out(void *val);
 extern const int abi_err_out[];
 extern const int abi_nerr;
 extern const char *const abi_fn_names[];
 extern const int abi_nfn;
-extern void *abi_fn[];
+extern void *abi_fn[]; /* filled by bind.c */
 
-/* Generated once (target_tables.c), SMPI's side. */
+/* target_tables.c, generated once: SMPI's side. */
 void *abi_target_predef(const char *name);
 extern const int abi_t_const[ABI_NCONST];
+extern const int *const abi_t_unweighted, *const abi_t_weights_empty;
 extern const char *const abi_err_names[];
 extern const int abi_t_nerr;
 
@@ -73,9 +86,13 @@ void abi_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 const char *abi_fn_name(int fid);
 void *abi_target_world(void);
 void *abi_target_self(void);
-
 /* The function table's index of NAME (a translated function), -1 if none. */
 int abi_fn_index(const char *name);
+/* The size of an SMPI-side communicator; the calling rank's neighbours in its topology. */
+int abi_t_comm_size(void *tcomm);
+int abi_t_neighbours(void *tcomm, int out);
+/* The calling actor's SimGrid id (a rank's): per-rank state of the adaptor is kept by it. */
+long abi_actor(void);
 
 /* handles.c: tables of handles created at run time, one per kind, slots reused on free. */
 int abi_dyn_new(int kind, void *target);
@@ -83,15 +100,9 @@ void *abi_dyn_get(int kind, int slot, int fid, intptr_t shown);
 void abi_dyn_free(int kind, int slot);
 /* Predefined handles: SMPI's counterpart of abi_predefs[i] (NULL handles included), and the
  * predefined index whose SMPI counterpart is T (or -1). */
-void abi_predef_init(void);
 void *abi_predef_target(int i, int fid);
 int abi_predef_of_target(int kind, void *t);
 const char *abi_kind_name(int kind);
-
-/* ops.c: user-defined ops (SMPI calls a trampoline that converts the datatype). */
-void *abi_op_trampoline(void *fn, const void *caller, int fid);
-void abi_op_created(void *trampoline, void *op);
-void abi_op_freed(void *op);
 
 /* values.c */
 int abi_rank_in(int r);
@@ -104,26 +115,28 @@ int abi_assert_in(int a);
 int abi_lock_in(int l);
 int abi_typeclass_in(int c);
 int abi_topo_out(int t);
-/* A weight array of a graph call, or the ABI's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY (SMPI's instead);
- * each ABI file defines it (MPICH's are addresses it exports, Open MPI's small integers). */
-const int *abi_weights_in(const int *w);
-extern const int *const abi_t_unweighted, *const abi_t_weights_empty;
 int abi_order_in(int o);
 int abi_compare_out(int c);
 int abi_rc_out(int rc);
 int abi_err_in(int e);
+/* MPI_LASTUSEDCODE's value (VAL: where the pointer to it was stored) in the program's numbering. */
+void *abi_lastused_out(void *val);
 void *abi_buf_in(const void *buf);
 t_status *abi_t_status_ignore(void);
 t_status *abi_scratch_status(int n);
 void **abi_scratch_ptrs(int n);
 void abi_scratch_free(void *p);
-/* The size of an SMPI-side communicator (bind.c). */
-int abi_t_comm_size(void *tcomm);
-int abi_t_neighbours(void *tcomm, int out);
 /* A copy of N ranks with the ABI's MPI_PROC_NULL translated (for abi_scratch_free). */
 int *abi_rank_arr_in(const int *r, int n);
 
-/* The calling actor's SimGrid id (a rank's): per-rank state of the adaptor is kept by it (bind.c). */
-long abi_actor(void);
+/* mpich.c / ompi.c (abi_mpich.h, abi_ompi.h declare the rest): a weight array of a graph call, or
+ * the ABI's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY (SMPI's instead); MPICH's are addresses it exports,
+ * Open MPI's small integers. */
+const int *abi_weights_in(const int *w);
+
+/* ops.c: user-defined ops (SMPI calls a trampoline that converts the datatype). */
+void *abi_op_trampoline(void *fn, const void *caller, int fid);
+void abi_op_created(void *trampoline, void *op);
+void abi_op_freed(void *op);
 
 #endif

@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): the lowest file of code: calls only the generated tables. */
 /* Binding the adaptor to the icsim MPI layer, as the paper's adaptor binds to the target MPI: at
  * the first MPI call the layer (libicsim_mpi.so, SMPI behind it) is loaded with dlopen and every
  * translated function is looked up with dlsym into a function table, so that the layer's MPI_Send
@@ -75,7 +76,6 @@ static void bind_layer(void)
   /* the adaptor writes a call's output handles when it returns: the layer must not defer any
    * (sim/mpi/coll_nonblocking.c, MPI_Comm_idup) */
   *(int *)need("icsim_outputs_at_return") = 1;
-  abi_predef_init();
 }
 
 static int trace = -1; /* ICSIM_ABI_TRACE set: every converted call is named on stderr */

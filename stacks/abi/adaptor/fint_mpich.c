@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): above the tables; calls no file (MPICH's handles are integers). */
 /* MPI_<Kind>_c2f and _f2c in the MPICH ABI: MPICH's handles are integers and its Fortran handles the
  * same integers (its mpi.h makes these macros; libmpich.so.12 exports them as functions too). */
 #include "abi_mpich.h"

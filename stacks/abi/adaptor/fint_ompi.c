@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): above ompi.c; calls it and the tables. */
 /* MPI_<Kind>_c2f and _f2c in the Open MPI ABI: a pointer handle's Fortran integer and back. Open MPI
  * numbers each kind's objects in a table of its own, the predefined ones first; the adaptor keeps
  * one table per kind, with MPI_COMM_WORLD 0, MPI_COMM_SELF 1 and MPI_COMM_NULL 2 as Open MPI's

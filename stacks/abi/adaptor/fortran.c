@@ -1,3 +1,5 @@
+/* Place in the adaptor's order (adaptor.h): libmpichfort.so.12, above all of libmpich.so.12; calls its entry
+ * points and tables; only fortran_mpich.c calls it. */
 /* MPICH's Fortran entry points (libmpichfort.so.12): the generated ones (fortran_mpich.c) call the C
  * adaptor in libmpich.so.12 with the arguments dereferenced; here, the special addresses and the
  * entry points that are not a plain translation. MPICH's mpif.h: COMMON /MPIPRIV1/ MPI_BOTTOM,

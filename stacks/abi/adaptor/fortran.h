@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): the top header: includes abi_mpich.h. */
 /* MPICH's Fortran ABI (libmpichfort.so.12): what the generated entry points (fortran_mpich.c) need. */
 #ifndef ICSIM_ABI_FORTRAN_H
 #define ICSIM_ABI_FORTRAN_H

@@ -1,4 +1,5 @@
-/* Translation tables. Predefined handles map to SMPI's by name, once (abi_predef_init); handles
+/* Place in the adaptor's order (adaptor.h): above bind.c; calls bind.c and the tables. */
+/* Translation tables. Predefined handles map to SMPI's by name, once (predef_init); handles
  * created at run time (communicators, groups, datatypes, ops, requests, windows, info,
  * errhandlers) get a slot in their kind's table when SMPI hands out the object, and the slot is
  * reused once the program frees it (Wait completing a request, Type_free, Comm_free, ...).
@@ -73,7 +74,9 @@ enum { T_FIXED, T_WORLD, T_SELF };
 static void **pre_target;
 static char *pre_how;
 
-void abi_predef_init(void)
+/* Filled at the first lookup; it needs nothing of the layer (SMPI's predefined handles are SimGrid's
+ * symbols, bound when this library is loaded), so bind.c, below this file, need not call it. */
+static void predef_init(void)
 {
   pre_target = calloc((size_t)abi_npredefs, sizeof *pre_target);
   pre_how = calloc((size_t)abi_npredefs, 1);
@@ -90,6 +93,8 @@ void abi_predef_init(void)
 
 void *abi_predef_target(int i, int fid)
 {
+  if (!pre_how)
+    predef_init();
   switch (pre_how[i]) {
   case T_WORLD: return abi_target_world();
   case T_SELF: return abi_target_self();
@@ -103,6 +108,8 @@ void *abi_predef_target(int i, int fid)
 
 int abi_predef_of_target(int kind, void *t)
 {
+  if (!pre_how)
+    predef_init();
   /* a few dozen entries; only reached for handles SMPI returns (new objects, NULLs) */
   for (int i = 0; i < abi_npredefs; i++) {
     if (abi_predefs[i].kind != kind)

@@ -1,3 +1,5 @@
+/* Place in the adaptor's order (adaptor.h): a library of its own; calls no file of the adaptor (it finds the
+ * program's main and the adaptor's exit by dlsym). */
 /* The loader: preloaded into smpirun's simulator process (smpimain) when the program needs the
  * adaptor, it lets SMPI load a program that was built as an ordinary executable.
  *

@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): above handles.c and values.c; calls them, bind.c and the tables. */
 /* MPICH's integer handles. A predefined handle is found in a hash table built once from
  * spec/mpich.abi (a table lookup, not a chain of ifs: the paper measures 17.3 ns for 48 ifs); a
  * handle the adaptor made at run time is 0xB0000000 + its slot in the kind's translation table

@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): above handles.c and values.c; calls them, bind.c and the tables. */
 /* Open MPI's pointer handles. Every object a handle points to starts with a struct abi_obj saying
  * what it is: a predefined handle's index in abi_predefs (so the lookup is one read and a table
  * index, whichever copy of the object the program holds), or a run-time handle's slot in its kind's

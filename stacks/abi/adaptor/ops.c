@@ -1,3 +1,5 @@
+/* Place in the adaptor's order (adaptor.h): above the ABI's file (mpich.c, ompi.c); calls it, handles.c, bind.c;
+ * only wrappers_ABI.c calls it. */
 /* User-defined reduction operations. SMPI calls an op's function with its own datatype handle; the
  * program's function expects its ABI's. MPI_Op_create hands SMPI one of a fixed set of trampolines,
  * each bound to one user function: it converts the datatype handle and calls the user's function.

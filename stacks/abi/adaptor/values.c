@@ -1,3 +1,4 @@
+/* Place in the adaptor's order (adaptor.h): above bind.c; calls only the tables. */
 /* Values that differ between the program's ABI and SMPI although they are plain ints or pointers:
  * special ranks and tags, MPI_UNDEFINED, attribute keys, window assertions and lock types, the
  * comparison results, error codes (MPICH's MPI_ERR_TRUNCATE is 14, Open MPI's 15, SMPI's 9), and
