@@ -232,3 +232,23 @@ void icsim_params_fill(const struct icsim_params *ps, const struct icsim_param_d
     }
   }
 }
+
+char **icsim_split_sets(const char *sets, int *n)
+{
+  *n = 0;
+  if (!sets || !*sets)
+    return NULL;
+  char *copy = strdup(sets);
+  int cap = 1;
+  for (const char *s = sets; *s; s++)
+    cap += *s == ';';
+  char **out = calloc((size_t)cap + 1, sizeof *out);
+  for (char *tok = strtok(copy, ";"); tok; tok = strtok(NULL, ";"))
+    out[(*n)++] = tok;
+  if (*n == 0) {
+    free(copy);
+    free(out);
+    return NULL;
+  }
+  return out;
+}

@@ -78,4 +78,7 @@ void icsim_params_fill(const struct icsim_params *ps, const struct icsim_param_d
 /* Edit distance, exported for the tests and other "did you mean" users. */
 size_t icsim_edit_distance(const char *a, const char *b);
 
+/* Split a "k=v;k=v" list into a NULL-terminated array (free with free() on [0] and the array). */
+char **icsim_split_sets(const char *sets, int *n);
+
 #endif

@@ -17,26 +17,6 @@
 
 static struct icsim_runtime *current;
 
-char **icsim_split_sets(const char *sets, int *n)
-{
-  *n = 0;
-  if (!sets || !*sets)
-    return NULL;
-  char *copy = strdup(sets);
-  int cap = 1;
-  for (const char *s = sets; *s; s++)
-    cap += *s == ';';
-  char **out = calloc((size_t)cap + 1, sizeof *out);
-  for (char *tok = strtok(copy, ";"); tok; tok = strtok(NULL, ";"))
-    out[(*n)++] = tok;
-  if (*n == 0) {
-    free(copy);
-    free(out);
-    return NULL;
-  }
-  return out;
-}
-
 struct icsim_runtime *icsim_runtime_create(const char *platform, const char *sets, char *err, size_t errlen)
 {
   struct icsim_runtime *rt = calloc(1, sizeof *rt);

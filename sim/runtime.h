@@ -163,7 +163,5 @@ void icsim_runtime_report_ends(const struct icsim_runtime *rt, FILE *f);
 /* End-of-run invariants of every stack. */
 int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen);
 
-/* Split a "k=v;k=v" list into a NULL-terminated array (free with free() on [0] and the array). */
-char **icsim_split_sets(const char *sets, int *n);
 
 #endif
