@@ -2,10 +2,13 @@
  * MPI_Recv, MPI_Sendrecv, MPI_Isend, MPI_Irecv, MPI_Waitall) so that every message of a
  * collective pays the stack's per-message costs like any other. Internal to libicsim_mpi.
  *
- * One file per family: coll_comm.c (shadow communicators, entry checks, datatype and buffer
- * helpers), coll_barrier_bcast.c, coll_reduce.c (reduce, allreduce, reduce_scatter(_block),
- * scan, exscan), coll_gather.c (gather(v), scatter(v), allgather(v)), coll_alltoall.c
- * (alltoall(v,w)), coll_nonblocking.c (the MPI_I* forms).
+ * Files, calls running down this list only: coll_persistent.c and coll_nonblocking.c (the
+ * MPI_*_init and MPI_I* forms), coll_entry.c (the blocking entry points; each collective on any
+ * communicator), coll_inter.c (on intercommunicators), one file per family of intracommunicator
+ * algorithms: coll_alltoall.c (alltoall(v,w)), coll_reduce.c (reduce, allreduce,
+ * reduce_scatter(_block), scan, exscan), coll_gather.c (gather(v), scatter(v), allgather(v)),
+ * coll_barrier_bcast.c; then coll_check.c (argument checks) and coll_comm.c (shadow
+ * communicators, entry, datatype and buffer helpers). coll_neighbor.c uses coll_comm.c only.
  *
  * Each public entry point is `if (!icsim_coll_enter(...)) return PMPI_X(...);` followed by the
  * algorithm below, which runs on the shadow communicator in C. The algorithms take the user's
