@@ -71,7 +71,7 @@ int icsim_place(const struct icsim_platform *pf, int nranks, const char *spec, i
     for (int r = 0; r < nranks; r++)
       node_of[r] = r / C;
   } else if (icsim_placement_is_file(spec)) {
-    /* an SMPO-style configuration file (rank, device name, module): read as the list it holds */
+    /* a configuration file of "rank device module" lines: read as the list it holds */
     char *list = NULL;
     if (icsim_placement_file_read(spec, pf, nranks, &list, err, errlen) == 0 && !icsim_placement_is_file(list))
       rc = icsim_place(pf, nranks, list, rank_host, err, errlen);

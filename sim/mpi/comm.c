@@ -122,9 +122,9 @@ int MPI_Comm_disconnect(MPI_Comm *comm) { return free_comm(comm, PMPI_Comm_disco
  * go on communicating between the idup and its wait, which a duplication at the call would block:
  * MPICH's comm_idup tests have rank 0 receive from every other rank before it calls MPI_Comm_idup,
  * while the others call it first and then send. The new communicator is written at completion, as
- * MPI allows (it may not be used before). Through the MPI adaptor, which writes a call's output
- * handles when the call returns, the duplication is made at the call. */
-int icsim_outputs_at_return; /* set by the MPI adaptor (stacks/abi/adaptor/bind.c) */
+ * MPI allows (it may not be used before). Through a call layer's program-side library that writes a
+ * call's output handles when the call returns, the duplication is made at the call. */
+int icsim_outputs_at_return; /* set by such a library (stack.h: a call layer) */
 
 struct deferred_dup {
   MPI_Request req; /* the request handed to the program (already complete for SMPI) */

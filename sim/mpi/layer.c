@@ -74,7 +74,7 @@ void icsim_occupy_cpu(double seconds)
     smpi_execute_flops(flops);
 }
 
-/* Calls a call layer's own entry point brackets (the abi stack's adaptor: icsim_call_enter/leave),
+/* Calls a call layer's own entry point brackets (a call layer's program-side library: icsim_call_enter/leave),
  * per actor: inside one, the layer's own charges are not made again (its collectives' sends, the
  * Waitall inside Sendrecv), so the call layer's cost is paid once per call the program makes. */
 static struct icsim_actor_ints entered_depth = {NULL, 0, 0};

@@ -31,7 +31,7 @@ void icsim_occupy_cpu(double seconds);
 /* Cost of the MPI call NAME in the call layers (per-call CPU hook), unless a call layer's entry
  * point already charged the call the program made (icsim_call_enter). */
 void icsim_charge_call(const char *name);
-/* A call layer's program-side library (the abi stack's adaptor) brackets each call it forwards:
+/* A call layer's program-side library (one that forwards a binary's calls) brackets each call it forwards:
  * enter charges the call layers' call_cpu for NAME once, and the layer's own charges inside the
  * call are not made again; leave ends the bracket. Exported for those libraries. */
 void icsim_call_enter(const char *name);

@@ -4,8 +4,8 @@
  * intercommunicator's collective that it is the root (MPI 3.1, 5.2.2) rather than that the root
  * is rank 0 of the other group. SMPI has no intercommunicators, so it never needed the value;
  * the layer has them (intercomm.c, coll_inter.c) and takes -4, Open MPI's value, which is none
- * of SMPI's other special ranks (MPI_ANY_SOURCE -555, MPI_PROC_NULL -666). The MPI adaptor maps
- * MPICH's (-3) and Open MPI's to it. Fortran programs built with icsimff still see SMPI's 0. */
+ * of SMPI's other special ranks (MPI_ANY_SOURCE -555, MPI_PROC_NULL -666). A call layer that runs
+ * binaries of other MPIs maps theirs (MPICH's -3) to it. Fortran programs built with icsimff still see SMPI's 0. */
 #ifndef ICSIM_MPI_ROOT_H
 #define ICSIM_MPI_ROOT_H
 #include <mpi.h>

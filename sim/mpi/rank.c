@@ -7,7 +7,7 @@
 
 /* One int per actor that never moves once handed out: a rank that yields (an MPI call, a CPU
  * charge) while holding the pointer finds it still valid when another rank's first use has grown
- * the table meanwhile. A realloc-ed array did not: past 17 ranks the adaptor's MPI_Init wrote its
+ * the table meanwhile. A realloc-ed array did not: past 17 ranks a call layer's bracketed MPI_Init wrote its
  * call depth into freed memory (pid 18 was the first to grow the table). Pages of 1024 slots. */
 int *icsim_actor_int(struct icsim_actor_ints *t)
 {

@@ -96,8 +96,8 @@ int MPI_Type_struct(int count, const int *lens, const MPI_Aint *displs, const MP
 
 /* Packing a type that holds no data (every block empty: ScaLAPACK's BLACS packs the empty edge
  * blocks of a distributed matrix) moves nothing. SMPI 3.32's Datatype::copy divides the byte count
- * by a derived type's size, so MPI_Pack and MPI_Unpack of such a type died of SIGFPE (xdllt through
- * the adaptor). Arguments SMPI would refuse still go to it. */
+ * by a derived type's size, so MPI_Pack and MPI_Unpack of such a type died of SIGFPE (ScaLAPACK's
+ * xdllt). Arguments SMPI would refuse still go to it. */
 static int holds_nothing(int count, MPI_Datatype type)
 {
   int size = 0;
