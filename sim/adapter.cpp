@@ -246,6 +246,9 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     icsim_runtime* rt = icsim_runtime_get();
     rt->finished = 1; /* from now on a process exit is smpirun's own (sim/mpi/lifecycle.c) */
     icsim_runtime_report_ends(rt, stderr);
+    if (rt->trace && icsim_trace_close(rt->trace, sg4::Engine::get_clock()) != 0)
+      std::fprintf(stderr, "icsim: --trace: the timeline could not be written whole (disk full?)\n");
+    rt->trace = nullptr;
     char err[2048];
     const char* stats = std::getenv(ICSIM_ENV_STATS);
     if (stats && *stats && !rt->deadlocked && icsim_runtime_write_stats(rt, stats, sg4::Engine::get_clock(), err, sizeof err))

@@ -82,6 +82,43 @@ static void add_layer(const char *layer, const char *platform, char *sets, size_
   snprintf(sets + len, cap - len, "%slayers=%s", len ? ";" : "", list);
 }
 
+/* PATH (an output's) with its folder made absolute, into ABS. */
+static int absolute_target(const char *option, const char *path, char *abs, size_t abslen, char *err, size_t errlen)
+{
+  const char *slash = strrchr(path, '/');
+  char dir[PATH_MAX], real[PATH_MAX];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+  if (!realpath(dir[0] ? dir : "/", real)) {
+    snprintf(err, errlen, "%s %s: folder %s: %s", option, path, dir, strerror(errno));
+    return -1;
+  }
+  snprintf(abs, abslen, "%s/%s", real, slash ? slash + 1 : path);
+  return 0;
+}
+
+/* --trace: a known format, and a path that is neither the platform nor the program (it would be
+ * overwritten), in a folder that takes a file. */
+static int check_trace(const struct run_request *rq, char *err, size_t errlen)
+{
+  enum icsim_trace_format f;
+  if (rq->trace_format && icsim_trace_format_parse(rq->trace_format, &f)) {
+    snprintf(err, errlen, "--trace-format %s: write paje (ViTE, pj_dump) or chrome (Perfetto, chrome://tracing)",
+             rq->trace_format);
+    return -1;
+  }
+  char real[PATH_MAX], plat[PATH_MAX], prog[PATH_MAX];
+  char *program = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
+  int is_platform = realpath(rq->trace, real) && rq->platform && realpath(rq->platform, plat) && !strcmp(real, plat);
+  int is_program = !is_platform && program && realpath(rq->trace, real) && realpath(program, prog) && !strcmp(real, prog);
+  free(program);
+  if (is_platform || is_program) {
+    snprintf(err, errlen, "--trace %s: that is the run's %s; give the trace a file of its own (e.g. run.trace)",
+             rq->trace, is_platform ? "platform" : "program");
+    return -1;
+  }
+  return icsim_output_check("--trace", rq->trace, err, errlen);
+}
+
 int build_smpirun(const struct run_request *rq, const char *hostfile, char ***argv_out, char ***env_out,
                   char **note_out, char *err, size_t errlen)
 {
@@ -142,6 +179,8 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
     goto out;
   if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen))
     goto out;
+  if (rq->trace && check_trace(rq, err, errlen))
+    goto out;
   /* One hostfile line per rank: SMPI then maps rank r to line r. */
   size_t cap = (size_t)rq->nranks * 24 + 1, len = 0;
   char *hosts = malloc(cap);
@@ -169,6 +208,14 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   push(&env, &ne, "%s=%s", ICSIM_ENV_HOST_TIMING, rq->host_timing ? "on" : "off");
   if (rq->progress_s > 0)
     push(&env, &ne, "%s=%g", ICSIM_ENV_PROGRESS, rq->progress_s);
+  if (rq->trace) { /* FORMAT:PATH, the path absolute (smpirun runs elsewhere) */
+    char abs[PATH_MAX];
+    if (absolute_target("--trace", rq->trace, abs, sizeof abs, err, errlen)) {
+      free_strv(env);
+      goto out;
+    }
+    push(&env, &ne, "%s=%s:%s", ICSIM_ENV_TRACE, rq->trace_format ? rq->trace_format : "paje", abs);
+  }
   if (rq->stats) {
     char abs[PATH_MAX];
     const char *slash = strrchr(rq->stats, '/');
@@ -505,16 +552,19 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   }
   /* The adapter writes the statistics into our folder; they replace the target only after a run
    * that went to its end, so an interrupted or failed run leaves the previous file as it was. */
-  char hostfile[PATH_MAX + 16], stats[PATH_MAX + 16], notes[PATH_MAX + 16];
+  char hostfile[PATH_MAX + 16], stats[PATH_MAX + 16], notes[PATH_MAX + 16], trace[PATH_MAX + 16];
   snprintf(hostfile, sizeof hostfile, "%s/hostfile", dir);
+  snprintf(trace, sizeof trace, "%s/trace", dir);
   snprintf(stats, sizeof stats, "%s/stats.json", dir);
   snprintf(notes, sizeof notes, "%s/status", dir);
-  if (rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) {
+  if ((rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) ||
+      (rq->trace && check_trace(rq, err, errlen))) {
     icsim_scratch_remove(dir);
     return -1;
   }
   struct run_request inner = *rq;
   inner.stats = rq->stats ? stats : NULL;
+  inner.trace = rq->trace ? trace : NULL; /* streamed into our folder, moved to the target at the end */
   char **argv, **env;
   if (build_smpirun(&inner, hostfile, &argv, &env, NULL, err, errlen)) {
     icsim_scratch_remove(dir);
@@ -622,6 +672,16 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
         code = 2;
     }
   }
+  if (rq->trace) {
+    char terr[2048];
+    if (!nt.ended)
+      fprintf(stderr, "icsim: --trace %s not written: the simulation did not run to its end\n", rq->trace);
+    else if (icsim_output_copy("--trace", rq->trace, trace, terr, sizeof terr)) {
+      fprintf(stderr, "icsim: %s\n", terr);
+      if (code == 0)
+        code = 2;
+    }
+  }
   free(filt.blocked);
   free(filt.load_error);
   icsim_scratch_remove(dir);
@@ -642,6 +702,11 @@ static void usage(FILE *f)
           "                         (lines: rank device module; see sim/placement_file.h)\n"
           "      --set KEY=VALUE    override a parameter (see `icsim describe -p FILE`)\n"
           "      --stats FILE.json  write per-stack counters\n"
+          "      --trace FILE       write the run's timeline: per rank, each MPI call the program\n"
+          "                         made, the stacks' CPU costs inside it (call, send, recv, poll cpu)\n"
+          "                         and declared computation, on simulated time\n"
+          "      --trace-format F   paje (default: ViTE, pj_dump) or chrome (Trace Event JSON:\n"
+          "                         Perfetto, chrome://tracing)\n"
           "      --host-timing on|off  charge the program's own computation by timing it on this\n"
           "                         machine (SMPI benchmarking; default on). off: only modelled costs,\n"
           "                         results identical run to run\n"
@@ -660,6 +725,8 @@ int cmd_run(int argc, char **argv)
                                        {"stats", required_argument, 0, 'S'},    {"dry-run", no_argument, 0, 'd'},
                                        {"host-timing", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
                                        {"progress", required_argument, 0, 'G'},
+                                       {"trace", required_argument, 0, 'T'},
+                                       {"trace-format", required_argument, 0, 'F'},
                                        {0, 0, 0, 0}};
   int c;
   optind = 1;
@@ -682,6 +749,8 @@ int cmd_run(int argc, char **argv)
       rq.sets[rq.nsets++] = optarg;
       break;
     case 'S': rq.stats = optarg; break;
+    case 'T': rq.trace = optarg; break;
+    case 'F': rq.trace_format = optarg; break;
     case 'd': dry = true; break;
     case 'H':
       if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
@@ -707,6 +776,11 @@ int cmd_run(int argc, char **argv)
   if (!rq.platform || rq.nranks == 0) {
     fprintf(stderr, "icsim run: %s is required\n", !rq.platform ? "-p PLATFORM.yaml" : "-n N");
     usage(stderr);
+    return 2;
+  }
+  if (rq.trace_format && !rq.trace) {
+    fprintf(stderr, "icsim run: --trace-format %s: give --trace FILE too (the file the timeline goes to)\n",
+            rq.trace_format);
     return 2;
   }
   rq.program = argv + optind;

@@ -115,6 +115,44 @@ int icsim_output_check(const char *option, const char *path, char *err, size_t e
   return fd < 0 ? -1 : 0;
 }
 
+/* The temporary file FD (TMP) holds the output whole unless WERR: give it a plain file's mode and
+ * put it in place of REAL, or remove it. Returns 0, or -1 with ERR. */
+static int commit(int fd, const char *tmp, const char *real, int werr, const char *option, const char *path,
+                  char *err, size_t errlen)
+{
+  /* the mode a plain fopen would give (mkstemp makes it 0600) */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  if (close(fd) != 0 && !werr)
+    werr = errno; /* a full disk may only show here */
+  if (werr) {
+    snprintf(err, errlen, "%s %s: cannot write (%s)", option, path, strerror(werr));
+    unlink(tmp);
+    return -1;
+  }
+  if (rename(tmp, real) != 0) {
+    snprintf(err, errlen, "%s %s: cannot replace it (%s)", option, path, strerror(errno));
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = write(fd, data + done, len - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return errno ? errno : EIO;
+    done += (size_t)n;
+  }
+  return 0;
+}
+
 int icsim_output_write(const char *option, const char *path, const char *data, size_t len, char *err,
                        size_t errlen)
 {
@@ -125,33 +163,37 @@ int icsim_output_write(const char *option, const char *path, const char *data, s
   hold_signals(&old);
   int rc = -1;
   int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
+  if (fd >= 0)
+    rc = commit(fd, tmp, real, write_all(fd, data, len), option, path, err, errlen);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+int icsim_output_copy(const char *option, const char *path, const char *from, char *err, size_t errlen)
+{
+  char real[PATH_MAX], tmp[PATH_MAX + 16];
+  if (resolve(option, path, real, sizeof real, err, errlen))
+    return -1;
+  FILE *in = fopen(from, "rb");
+  if (!in) {
+    snprintf(err, errlen, "%s %s: nothing was written to copy (%s)", option, path, strerror(errno));
+    return -1;
+  }
+  sigset_t old;
+  hold_signals(&old);
+  int rc = -1;
+  int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
   if (fd >= 0) {
-    size_t done = 0;
-    while (done < len) {
-      ssize_t n = write(fd, data + done, len - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += (size_t)n;
-    }
-    /* the mode a plain fopen would give (mkstemp makes it 0600) */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    int werr = done < len ? (errno ? errno : EIO) : 0;
-    if (close(fd) != 0 && !werr)
-      werr = errno; /* a full disk may only show here */
-    if (werr) {
-      snprintf(err, errlen, "%s %s: cannot write (%s)", option, path, strerror(werr));
-      unlink(tmp);
-    } else if (rename(tmp, real) != 0) {
-      snprintf(err, errlen, "%s %s: cannot replace it (%s)", option, path, strerror(errno));
-      unlink(tmp);
-    } else {
-      rc = 0;
-    }
+    static char chunk[1 << 16];
+    size_t n;
+    int werr = 0;
+    while (!werr && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
+      werr = write_all(fd, chunk, n);
+    if (!werr && ferror(in))
+      werr = EIO;
+    rc = commit(fd, tmp, real, werr, option, path, err, errlen);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
+  fclose(in);
   return rc;
 }

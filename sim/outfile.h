@@ -17,4 +17,7 @@ int icsim_output_check(const char *option, const char *path, char *err, size_t e
 int icsim_output_write(const char *option, const char *path, const char *data, size_t len, char *err,
                        size_t errlen);
 
+/* The same with the contents of the file FROM, streamed (a long trace). */
+int icsim_output_copy(const char *option, const char *path, const char *from, char *err, size_t errlen);
+
 #endif

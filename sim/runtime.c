@@ -97,6 +97,22 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   rt->rank_end = calloc((size_t)rt->nranks, sizeof *rt->rank_end);
   rt->rank_status = calloc((size_t)rt->nranks, sizeof *rt->rank_status);
   rt->rank_internal = calloc((size_t)rt->nranks, sizeof *rt->rank_internal);
+  const char *tr = getenv(ICSIM_ENV_TRACE);
+  if (tr && *tr) { /* FORMAT:PATH */
+    const char *colon = strchr(tr, ':');
+    char fmt[16];
+    enum icsim_trace_format f;
+    snprintf(fmt, sizeof fmt, "%.*s", colon ? (int)(colon - tr) : 0, tr);
+    if (!colon || icsim_trace_format_parse(fmt, &f) ||
+        !(rt->trace = icsim_trace_open(colon + 1, f, rt->nranks, err, errlen))) {
+      if (colon && !icsim_trace_format_parse(fmt, &f))
+        ; /* ERR says why */
+      else
+        snprintf(err, errlen, "%s=%s: write FORMAT:PATH, FORMAT paje or chrome", ICSIM_ENV_TRACE, tr);
+      icsim_runtime_destroy(rt);
+      return -1;
+    }
+  }
   current = rt;
   return 0;
 }

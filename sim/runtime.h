@@ -8,6 +8,7 @@
 
 #include "platform.h"
 #include "stack.h"
+#include "trace.h"
 #include "transfer.h"
 
 struct icsim_runtime {
@@ -34,6 +35,7 @@ struct icsim_runtime {
   /* how each world rank ended (sim/mpi/lifecycle.c), reported by the adapter at the end of the run */
   signed char *rank_end; /* enum icsim_rank_end */
   int *rank_status;      /* the status a rank gave exit() */
+  struct icsim_trace *trace; /* --trace: the timeline being written, or NULL */
   int finished;          /* the simulation has ended: a process exit now is smpirun's own */
   int deadlocked;
 };
@@ -55,6 +57,7 @@ enum icsim_rank_end {
 #define ICSIM_ENV_PLACE "ICSIM_PLACE"
 #define ICSIM_ENV_HOST_TIMING "ICSIM_HOST_TIMING" /* "on" when SMPI times the program's own code */
 #define ICSIM_ENV_PROGRESS "ICSIM_PROGRESS"       /* wall seconds between progress lines on stderr */
+#define ICSIM_ENV_TRACE "ICSIM_TRACE"             /* FORMAT:PATH of the timeline to write (--trace) */
 /* A file where the simulation says how it ended ("exit N": the process ends with status N on
  * purpose; "end": the simulation ran to its end), so that `icsim run` can tell them from a crash. */
 #define ICSIM_ENV_STATUS "ICSIM_STATUS"

@@ -26,8 +26,13 @@ size_t icsim_type_bytes(int count, MPI_Datatype type);
 /* Describe a message from world rank SRC to world rank DST. */
 void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int dst, size_t bytes, const void *buf,
                     int tag);
-/* Occupy the calling rank's CPU for SECONDS of simulated time. */
+/* Occupy the calling rank's CPU for SECONDS of simulated time; icsim_occupy also shows it as the
+ * state WHAT ("send cpu") on the rank's timeline (--trace). */
 void icsim_occupy_cpu(double seconds);
+void icsim_occupy(double seconds, const char *what);
+/* The bracket of every MPI call a program makes (mpi_entries.c): its state on the timeline. */
+void icsim_enter(const char *name);
+void icsim_leave(void);
 /* Cost of the MPI call NAME in the call layers (per-call CPU hook), unless a call layer's entry
  * point already charged the call the program made (icsim_call_enter). */
 void icsim_charge_call(const char *name);

@@ -1,0 +1,21 @@
+/* The timeline of a run (icsim run --trace, trace.c): per rank, nested states on simulated time,
+ * written as they happen. */
+#ifndef ICSIM_TRACE_H
+#define ICSIM_TRACE_H
+
+#include <stddef.h>
+
+enum icsim_trace_format { ICSIM_TRACE_PAJE, ICSIM_TRACE_CHROME };
+
+/* "paje" or "chrome": 0 and *OUT, else -1. */
+int icsim_trace_format_parse(const char *s, enum icsim_trace_format *out);
+struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format format, int nranks, char *err,
+                                     size_t errlen);
+/* Rank RANK enters state STATE (a name without quotes) at simulated TIME, inside the ones open. */
+void icsim_trace_push(struct icsim_trace *t, int rank, double time, const char *state);
+/* ... and leaves the innermost open one. */
+void icsim_trace_pop(struct icsim_trace *t, int rank, double time);
+/* Ends every open state and the ranks at END_TIME and closes the file: 0, or -1 on a write error. */
+int icsim_trace_close(struct icsim_trace *t, double end_time);
+
+#endif
