@@ -82,6 +82,9 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
       t->first_event = 0;
     }
   }
+  /* every rank runs its own code from the start until its first MPI call (MPI_Init) */
+  for (int r = 0; r < nranks; r++)
+    icsim_trace_push(t, r, 0, "program");
   return t;
 }
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""icsim run --trace on every platform: a 2-rank ping-pong and an 8-rank all-to-all.
+
+    trace_check.py SRC BUILD
+
+Each run is made three times: plain, with a Paje trace, with a Chrome trace. Checks:
+- the program's output is the same with and without a trace (tracing observes, never perturbs);
+- pj_dump (Debian's pajeng) reads the Paje trace; per rank, the top-level states tile the rank's
+  time from 0 without gap or overlap (1e-9 s), every nested state lies inside its parent, and the
+  MPI calls the program makes are there (MPI_Send or MPI_Alltoall, MPI_Finalize);
+- the Chrome trace is valid JSON (the Trace Event format: B and E events, balanced per rank, in
+  time order per rank) holding the same states as the Paje one.
+Exit 1 with every failure listed. Python standard library only.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SRC, BUILD = sys.argv[1], sys.argv[2]
+ICSIM = os.path.join(BUILD, "bin", "icsim")
+PLATFORMS = sorted(p[:-5] for p in os.listdir(os.path.join(SRC, "platforms")) if p.endswith(".yaml"))
+CASES = [("pingpong", 2, ["osu_latency", "-m", "1:65536", "-i", "5", "-x", "1"], "MPI_Send"),
+         ("alltoall", 8, ["osu_alltoall", "-m", "1:4096", "-i", "3", "-x", "1"], "MPI_Alltoall")]
+EPS = 1e-9
+failures = []
+
+
+def run(platform, n, prog, extra):
+    cmd = [ICSIM, "run", "-p", os.path.join(SRC, "platforms", platform + ".yaml"), "-n", str(n), "--place", "cyclic",
+           "--host-timing", "off", *extra, os.path.join(BUILD, "workloads", prog[0]), *prog[1:]]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return r.returncode, r.stdout, " ".join(cmd)
+
+
+def paje_states(path, what):
+    r = subprocess.run(["pj_dump", "-l", "12", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        failures.append("%s: pj_dump exit %d: %s" % (what, r.returncode, r.stderr.strip()[:300]))
+        return None
+    states = []  # (rank, start, end, depth, name)
+    for line in r.stdout.splitlines():
+        f = [x.strip() for x in line.split(",")]
+        if f[0] == "State":
+            states.append((f[1], float(f[3]), float(f[4]), int(float(f[6])), f[7]))
+    return states
+
+
+def check_tiling(states, what):
+    ranks = {}
+    for s in states:
+        ranks.setdefault(s[0], []).append(s)
+    for rank, ss in ranks.items():
+        top = sorted((s for s in ss if s[3] == 0), key=lambda s: (s[1], s[2]))
+        if not top or abs(top[0][1]) > EPS:
+            failures.append("%s: %s: the first top-level state does not start at 0" % (what, rank))
+            continue
+        for a, b in zip(top, top[1:]):
+            if abs(b[1] - a[2]) > EPS:
+                failures.append("%s: %s: top-level states %s (ends %.9f) and %s (starts %.9f) do not meet"
+                                % (what, rank, a[4], a[2], b[4], b[1]))
+                break
+        for s in ss:
+            if s[3] == 0:
+                continue
+            parents = [p for p in ss if p[3] == s[3] - 1 and p[1] - EPS <= s[1] and s[2] <= p[2] + EPS]
+            if not parents:
+                failures.append("%s: %s: nested state %s [%.9f, %.9f] lies in no state of the level above"
+                                % (what, rank, s[4], s[1], s[2]))
+                break
+    return ranks
+
+
+def chrome_states(path, what):
+    try:
+        events = json.load(open(path))
+    except ValueError as e:
+        failures.append("%s: not valid JSON: %s" % (what, e))
+        return None
+    open_, last, out = {}, {}, []
+    for e in events:
+        if e.get("ph") == "M":
+            continue
+        tid, ts = e["tid"], e["ts"]
+        if ts < last.get(tid, 0) - 1e-3:
+            failures.append("%s: rank %d: events out of time order at %.3f us" % (what, tid, ts))
+            return None
+        last[tid] = ts
+        if e["ph"] == "B":
+            open_.setdefault(tid, []).append((e["name"], ts))
+        elif e["ph"] == "E":
+            if not open_.get(tid):
+                failures.append("%s: rank %d: an E event with no state open" % (what, tid))
+                return None
+            name, t0 = open_[tid].pop()
+            out.append((tid, name, ts - t0))
+        else:
+            failures.append("%s: unexpected event phase %r" % (what, e.get("ph")))
+            return None
+    if any(open_.values()):
+        failures.append("%s: states left open at the end" % what)
+    return out
+
+
+def main():
+    if not os.path.exists("/usr/bin/pj_dump"):
+        print("pj_dump not installed (Debian package pajeng; .ci/setup installs it)")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="icsim-trace-test-")
+    for platform in PLATFORMS:
+        for case, n, prog, call in CASES:
+            if platform.startswith("niisi-rapidio") and n > 4:
+                n = 4  # the RapidIO prototype has four single-core nodes
+            what = "%s %s (%d ranks)" % (platform, case, n)
+            rc0, out0, cmd = run(platform, n, prog, [])
+            paje, chrome = os.path.join(tmp, "t.paje"), os.path.join(tmp, "t.json")
+            rc1, out1, _ = run(platform, n, prog, ["--trace", paje])
+            rc2, out2, _ = run(platform, n, prog, ["--trace", chrome, "--trace-format", "chrome"])
+            if rc0 != 0 or rc1 != 0 or rc2 != 0:
+                failures.append("%s: exit status %d / %d / %d (%s)" % (what, rc0, rc1, rc2, cmd))
+                continue
+            if out0 != out1 or out0 != out2:
+                failures.append("%s: the program's output changes with --trace" % what)
+            states = paje_states(paje, what + " paje")
+            if states is not None:
+                ranks = check_tiling(states, what + " paje")
+                names = {s[4] for s in states}
+                for need in (call, "MPI_Finalize", "program"):
+                    if need not in names:
+                        failures.append("%s paje: no %s state" % (what, need))
+                if len(ranks) != n:
+                    failures.append("%s paje: %d ranks have states, expected %d" % (what, len(ranks), n))
+            cs = chrome_states(chrome, what + " chrome")
+            # the same states of non-zero length (longer than 100 ns: pj_dump leaves out one of zero length at the very end)
+            if cs is not None and states is not None and \
+                    sorted(x[1] for x in cs if x[2] > 0.1) != sorted(s[4] for s in states if s[2] - s[1] > 1e-7):
+                failures.append("%s: the Chrome and Paje traces hold different states" % what)
+            print("%-18s %-9s %d ranks: %d states" % (platform, case, n, len(states or [])))
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+sys.exit(main())
