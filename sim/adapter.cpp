@@ -17,6 +17,7 @@
 #include <vector>
 
 extern "C" {
+#include "breakdown.h"
 #include "runtime.h"
 }
 
@@ -246,6 +247,8 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     icsim_runtime* rt = icsim_runtime_get();
     rt->finished = 1; /* from now on a process exit is smpirun's own (sim/mpi/lifecycle.c) */
     icsim_runtime_report_ends(rt, stderr);
+    if (rt->breakdown && !rt->deadlocked)
+      icsim_breakdown_print(rt, sg4::Engine::get_clock(), stderr);
     if (rt->trace && icsim_trace_close(rt->trace, sg4::Engine::get_clock()) != 0)
       std::fprintf(stderr, "icsim: --trace: the timeline could not be written whole (disk full?)\n");
     rt->trace = nullptr;

@@ -208,6 +208,8 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   push(&env, &ne, "%s=%s", ICSIM_ENV_HOST_TIMING, rq->host_timing ? "on" : "off");
   if (rq->progress_s > 0)
     push(&env, &ne, "%s=%g", ICSIM_ENV_PROGRESS, rq->progress_s);
+  if (rq->breakdown)
+    push(&env, &ne, "%s=1", ICSIM_ENV_BREAKDOWN);
   if (rq->trace) { /* FORMAT:PATH, the path absolute (smpirun runs elsewhere) */
     char abs[PATH_MAX];
     if (absolute_target("--trace", rq->trace, abs, sizeof abs, err, errlen)) {
@@ -707,6 +709,10 @@ static void usage(FILE *f)
           "                         and declared computation, on simulated time\n"
           "      --trace-format F   paje (default: ViTE, pj_dump) or chrome (Trace Event JSON:\n"
           "                         Perfetto, chrome://tracing)\n"
+          "      --breakdown        print, per rank and in total, where the simulated time went: the\n"
+          "                         program's own code, declared computation, each layer's CPU cost\n"
+          "                         by kind, polls, and the time blocked in MPI (they sum to each\n"
+          "                         rank's time; --stats has the totals under \"breakdown\")\n"
           "      --host-timing on|off  charge the program's own computation by timing it on this\n"
           "                         machine (SMPI benchmarking; default on). off: only modelled costs,\n"
           "                         results identical run to run\n"
@@ -727,6 +733,7 @@ int cmd_run(int argc, char **argv)
                                        {"progress", required_argument, 0, 'G'},
                                        {"trace", required_argument, 0, 'T'},
                                        {"trace-format", required_argument, 0, 'F'},
+                                       {"breakdown", no_argument, 0, 'B'},
                                        {0, 0, 0, 0}};
   int c;
   optind = 1;
@@ -751,6 +758,7 @@ int cmd_run(int argc, char **argv)
     case 'S': rq.stats = optarg; break;
     case 'T': rq.trace = optarg; break;
     case 'F': rq.trace_format = optarg; break;
+    case 'B': rq.breakdown = true; break;
     case 'd': dry = true; break;
     case 'H':
       if (strcmp(optarg, "on") && strcmp(optarg, "off")) {

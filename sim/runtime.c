@@ -97,7 +97,13 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   rt->rank_end = calloc((size_t)rt->nranks, sizeof *rt->rank_end);
   rt->rank_status = calloc((size_t)rt->nranks, sizeof *rt->rank_status);
   rt->rank_internal = calloc((size_t)rt->nranks, sizeof *rt->rank_internal);
+  rt->rank_time = calloc((size_t)rt->nranks, sizeof *rt->rank_time);
+  for (int r = 0; r < rt->nranks; r++)
+    rt->rank_time[r].enter_t = rt->rank_time[r].end_t = -1;
+  const char *bd = getenv(ICSIM_ENV_BREAKDOWN), *st = getenv(ICSIM_ENV_STATS);
+  rt->breakdown = bd && !strcmp(bd, "1");
   const char *tr = getenv(ICSIM_ENV_TRACE);
+  rt->time_observed = rt->breakdown || (tr && *tr) || (st && *st);
   if (tr && *tr) { /* FORMAT:PATH */
     const char *colon = strchr(tr, ':');
     char fmt[16];
@@ -134,6 +140,7 @@ void icsim_runtime_destroy(struct icsim_runtime *rt)
   free(rt->rank_end);
   free(rt->rank_status);
   free(rt->rank_internal);
+  free(rt->rank_time);
   if (rt == current)
     current = NULL;
   free(rt);
@@ -149,20 +156,24 @@ static double host_cpu(struct icsim_runtime *rt, const struct icsim_msg *m, int 
 {
   double total = 0;
   int intra = m->src_node == m->dst_node;
+  rt->last_shm = intra;
   for (int i = 0; i < rt->pf.nlayers; i++) {
     const struct icsim_stack_ops *l = rt->pf.layer[i];
+    double part = 0;
     if (i == rt->pf.network && intra) {
       double s, r;
       if (l->intra_node_cpu)
         l->intra_node_cpu(rt->state[i], m, &s, &r);
       else
         default_intra_node(rt, &s, &r);
-      total += send ? s : r;
-      continue;
+      part = send ? s : r;
+    } else {
+      double (*f)(void *, const struct icsim_msg *) = send ? l->send_cpu : l->recv_cpu;
+      if (f)
+        part = f(rt->state[i], m);
     }
-    double (*f)(void *, const struct icsim_msg *) = send ? l->send_cpu : l->recv_cpu;
-    if (f)
-      total += f(rt->state[i], m);
+    rt->last_part[i] = part;
+    total += part;
   }
   return total;
 }
@@ -190,11 +201,84 @@ double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function
   if (!rt->has_call_cpu)
     return 0;
   double s = 0;
-  for (int i = 0; i < rt->pf.nlayers; i++)
-    if (rt->pf.layer[i]->call_cpu)
-      s += rt->pf.layer[i]->call_cpu(rt->state[i], mpi_function);
+  rt->last_shm = 0;
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    rt->last_part[i] = rt->pf.layer[i]->call_cpu ? rt->pf.layer[i]->call_cpu(rt->state[i], mpi_function) : 0;
+    s += rt->last_part[i];
+  }
   rt->call_cpu_s += s;
   return s;
+}
+
+const char *const icsim_cpu_kind_name[ICSIM_CPU_KINDS] = {"call", "send", "recv", "shm-send", "shm-recv"};
+
+void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks || seconds <= 0)
+    return;
+  struct icsim_rank_time *t = &rt->rank_time[rank];
+  if (t->enter_t < 0) { /* not inside a program's MPI call */
+    t->cpu_outside_s += seconds;
+    return;
+  }
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    enum icsim_cpu_kind k = kind;
+    if (rt->last_shm && i == rt->pf.network && (kind == ICSIM_CPU_SEND || kind == ICSIM_CPU_RECV))
+      k = kind == ICSIM_CPU_SEND ? ICSIM_CPU_SHM_SEND : ICSIM_CPU_SHM_RECV;
+    t->cpu_s[i][k] += rt->last_part[i];
+  }
+}
+
+void icsim_runtime_in_mpi(struct icsim_runtime *rt, int rank, int enter, double now, int final)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks)
+    return;
+  struct icsim_rank_time *t = &rt->rank_time[rank];
+  if (enter) {
+    t->enter_t = now;
+    return;
+  }
+  if (t->enter_t >= 0)
+    t->in_mpi_s += now - t->enter_t;
+  t->enter_t = -1;
+  if (final)
+    t->end_t = now;
+}
+
+static int entry(struct icsim_time_entry *out, int n, int max, const char *name, double s)
+{
+  if (n < max) {
+    snprintf(out[n].name, sizeof out[n].name, "%s", name);
+    out[n].s = s;
+  }
+  return n + 1;
+}
+
+int icsim_runtime_breakdown(const struct icsim_runtime *rt, int rank, double end_s, struct icsim_time_entry *out,
+                            int max)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks)
+    return 0;
+  const struct icsim_rank_time *t = &rt->rank_time[rank];
+  double end = t->end_t >= 0 ? t->end_t : end_s;
+  double in_mpi = t->in_mpi_s + (t->enter_t >= 0 ? end - t->enter_t : 0), cpu = t->poll_s;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    for (int k = 0; k < ICSIM_CPU_KINDS; k++)
+      cpu += t->cpu_s[i][k];
+  double compute = rt->compute_s ? rt->compute_s[rank] : 0;
+  int n = 0;
+  n = entry(out, n, max, "program", end - in_mpi - compute - t->cpu_outside_s);
+  n = entry(out, n, max, "compute", compute);
+  n = entry(out, n, max, "blocked", in_mpi - cpu);
+  n = entry(out, n, max, "mpi/poll", t->poll_s);
+  n = entry(out, n, max, "outside/cpu", t->cpu_outside_s);
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    for (int k = 0; k < ICSIM_CPU_KINDS; k++) {
+      char name[48];
+      snprintf(name, sizeof name, "%s/%s", rt->pf.layer[i]->name, icsim_cpu_kind_name[k]);
+      n = entry(out, n, max, name, t->cpu_s[i][k]);
+    }
+  return n < max ? n : max;
 }
 
 uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg *m, double now)

@@ -36,8 +36,31 @@ struct icsim_runtime {
   signed char *rank_end; /* enum icsim_rank_end */
   int *rank_status;      /* the status a rank gave exit() */
   struct icsim_trace *trace; /* --trace: the timeline being written, or NULL */
+  /* where each rank's simulated time goes (--breakdown, --stats "breakdown"), and the per-layer
+   * parts of the last CPU cost computed (icsim_runtime_*_cpu), for the charge that follows it */
+  struct icsim_rank_time *rank_time; /* [nranks] */
+  double last_part[ICSIM_MAX_LAYERS];
+  int last_shm; /* the last cost was a message within a node: the network layer's part is its
+                 * shared-memory path */
+  int time_observed; /* --trace, --breakdown or --stats: host-timed code is charged before each call */
+  int breakdown;     /* --breakdown: print where each rank's time went at the end */
   int finished;          /* the simulation has ended: a process exit now is smpirun's own */
   int deadlocked;
+};
+
+/* The kinds of CPU cost the MPI layer charges (icsim_runtime_charge). */
+enum icsim_cpu_kind { ICSIM_CPU_CALL, ICSIM_CPU_SEND, ICSIM_CPU_RECV, ICSIM_CPU_SHM_SEND, ICSIM_CPU_SHM_RECV, ICSIM_CPU_KINDS };
+extern const char *const icsim_cpu_kind_name[ICSIM_CPU_KINDS]; /* "call", "send", ..., "shm-recv" */
+
+/* One rank's time: inside the program's MPI calls (split into the layers' CPU costs, polls, and
+ * the rest: blocked), declared computation (compute_s), and the program's own code (the rest). */
+struct icsim_rank_time {
+  double enter_t;   /* when the outermost MPI call now under way began (-1: none) */
+  double in_mpi_s;  /* inside the program's MPI calls, those ended */
+  double end_t;     /* when it left MPI_Finalize (-1: not yet) */
+  double poll_s;    /* polls that found nothing */
+  double cpu_s[ICSIM_MAX_LAYERS][ICSIM_CPU_KINDS];
+  double cpu_outside_s; /* layer costs charged outside any MPI call (a call layer's own interface) */
 };
 
 enum icsim_rank_end {
@@ -58,6 +81,7 @@ enum icsim_rank_end {
 #define ICSIM_ENV_HOST_TIMING "ICSIM_HOST_TIMING" /* "on" when SMPI times the program's own code */
 #define ICSIM_ENV_PROGRESS "ICSIM_PROGRESS"       /* wall seconds between progress lines on stderr */
 #define ICSIM_ENV_TRACE "ICSIM_TRACE"             /* FORMAT:PATH of the timeline to write (--trace) */
+#define ICSIM_ENV_BREAKDOWN "ICSIM_BREAKDOWN"     /* "1": print where each rank's time went */
 /* A file where the simulation says how it ended ("exit N": the process ends with status N on
  * purpose; "end": the simulation ran to its end), so that `icsim run` can tell them from a crash. */
 #define ICSIM_ENV_STATUS "ICSIM_STATUS"
@@ -96,6 +120,19 @@ void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank);
 /* SMPI's send-is-detached threshold for this platform (bytes): the stack's eager limit, at most
  * INT_MAX (SimGrid reads it as an int; "no limit" is the largest it takes). */
 double icsim_runtime_detach_threshold(struct icsim_runtime *rt);
+/* Rank RANK's CPU was just charged SECONDS of the cost of KIND last computed (its parts per layer:
+ * rt->last_part), at simulated time NOW: kept in its breakdown. */
+void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds);
+/* Rank RANK enters (1) or leaves (0) an MPI call of the program's at NOW; FINAL: MPI_Finalize. */
+void icsim_runtime_in_mpi(struct icsim_runtime *rt, int rank, int enter, double now, int final);
+/* Rank RANK's time up to END_S (its end, or the simulation's) in ENTRY order: program, compute,
+ * blocked, poll, then each layer's kinds; returns how many were filled (at most MAX). */
+struct icsim_time_entry {
+  char name[48]; /* "program", "compute", "blocked", "mpi/poll", "generic/send", "generic/shm-send" */
+  double s;
+};
+int icsim_runtime_breakdown(const struct icsim_runtime *rt, int rank, double end_s, struct icsim_time_entry *out,
+                            int max);
 void icsim_runtime_internal_leave(struct icsim_runtime *rt, int rank);
 
 /* Channel capacity for N sharers from the composing stack, else the network stack; negative

@@ -82,6 +82,26 @@ char *icsim_stats_json(struct icsim_runtime *rt, double simulated_s)
   counter(compute, "time_mean", rt->nranks ? csum / rt->nranks : 0, "s");
   counter(compute, "time_max", cmax, "s");
   json_object_set_new(root, "compute", compute);
+  /* where the ranks' time went, summed over ranks (--breakdown shows each rank's) */
+  json_t *bd = json_object();
+  struct icsim_time_entry row[64], sum[64];
+  int ne = icsim_runtime_breakdown(rt, 0, simulated_s, sum, 64);
+  for (int i = 0; i < ne; i++)
+    sum[i].s = 0;
+  for (int r = 0; r < rt->nranks; r++) {
+    icsim_runtime_breakdown(rt, r, simulated_s, row, 64);
+    for (int i = 0; i < ne; i++)
+      sum[i].s += row[i].s;
+  }
+  for (int i = 0; i < ne; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "%s_s", sum[i].name);
+    for (char *c = key; *c; c++)
+      if (*c == '/' || *c == '-')
+        *c = '_';
+    counter(bd, key, sum[i].s, "s");
+  }
+  json_object_set_new(root, "breakdown", bd);
 
   for (int i = 0; i < rt->pf.nlayers; i++) {
     const struct icsim_stack_ops *ops = rt->pf.layer[i];

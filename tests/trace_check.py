@@ -8,6 +8,8 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
 - pj_dump (Debian's pajeng) reads the Paje trace; per rank, the top-level states tile the rank's
   time from 0 without gap or overlap (1e-9 s), every nested state lies inside its parent, and the
   MPI calls the program makes are there (MPI_Send or MPI_Alltoall, MPI_Finalize);
+- --breakdown (given with the Paje trace): each rank's entries sum to its time, none is negative,
+  its time is where its timeline ends, and its time in MPI calls is what the timeline shows;
 - the Chrome trace is valid JSON (the Trace Event format: B and E events, balanced per rank, in
   time order per rank) holding the same states as the Paje one.
 Exit 1 with every failure listed. Python standard library only.
@@ -27,11 +29,56 @@ EPS = 1e-9
 failures = []
 
 
-def run(platform, n, prog, extra):
+def run(platform, n, prog, extra, want_err=False):
     cmd = [ICSIM, "run", "-p", os.path.join(SRC, "platforms", platform + ".yaml"), "-n", str(n), "--place", "cyclic",
            "--host-timing", "off", *extra, os.path.join(BUILD, "workloads", prog[0]), *prog[1:]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if want_err:
+        return r.returncode, r.stdout, r.stderr
     return r.returncode, r.stdout, " ".join(cmd)
+
+
+def breakdown(stderr, what):
+    """{rank: {entry: seconds}} from --breakdown's table."""
+    lines = stderr.splitlines()
+    try:
+        i = next(k for k, l in enumerate(lines) if l.startswith("icsim: where each rank's time went"))
+    except StopIteration:
+        failures.append("%s: no --breakdown table on stderr" % what)
+        return None
+    head = lines[i + 1].split()
+    out = {}
+    for l in lines[i + 2:]:
+        f = l.split()
+        if not f or f[0] == "total":
+            break
+        out[int(f[0])] = dict(zip(head[1:], map(float, f[1:])))
+    return out
+
+
+def check_breakdown(bd, states, what):
+    """Each rank's entries sum to its time, none is negative, and they agree with its timeline: its
+    time is where its last top-level state ends, the time in MPI calls is blocked plus CPU plus polls."""
+    by_rank = {}
+    for s in states:
+        by_rank.setdefault(int(s[0].split()[-1]), []).append(s)
+    for r, e in bd.items():
+        parts = {k: v for k, v in e.items() if k != "time"}
+        if abs(sum(parts.values()) - e["time"]) > 1e-8:
+            failures.append("%s: rank %d: the entries sum to %.9f, its time is %.9f" % (what, r, sum(parts.values()), e["time"]))
+        for k, v in parts.items():
+            if v < -1e-9:
+                failures.append("%s: rank %d: %s is negative (%.9f)" % (what, r, k, v))
+        top = [s for s in by_rank.get(r, []) if s[3] == 0]
+        if not top:
+            continue
+        end = max(s[2] for s in top)
+        in_mpi = sum(s[2] - s[1] for s in top if s[4] != "program")
+        if abs(end - e["time"]) > 1e-8:
+            failures.append("%s: rank %d: time %.9f in the breakdown, %.9f on the timeline" % (what, r, e["time"], end))
+        mpi_parts = sum(v for k, v in parts.items() if k not in ("program", "compute", "outside/cpu"))
+        if abs(in_mpi - mpi_parts) > 1e-8:
+            failures.append("%s: rank %d: %.9f in MPI calls on the timeline, %.9f in the breakdown" % (what, r, in_mpi, mpi_parts))
 
 
 def paje_states(path, what):
@@ -115,7 +162,7 @@ def main():
             what = "%s %s (%d ranks)" % (platform, case, n)
             rc0, out0, cmd = run(platform, n, prog, [])
             paje, chrome = os.path.join(tmp, "t.paje"), os.path.join(tmp, "t.json")
-            rc1, out1, _ = run(platform, n, prog, ["--trace", paje])
+            rc1, out1, err1 = run(platform, n, prog, ["--trace", paje, "--breakdown"], want_err=True)
             rc2, out2, _ = run(platform, n, prog, ["--trace", chrome, "--trace-format", "chrome"])
             if rc0 != 0 or rc1 != 0 or rc2 != 0:
                 failures.append("%s: exit status %d / %d / %d (%s)" % (what, rc0, rc1, rc2, cmd))
@@ -123,6 +170,11 @@ def main():
             if out0 != out1 or out0 != out2:
                 failures.append("%s: the program's output changes with --trace" % what)
             states = paje_states(paje, what + " paje")
+            bd = breakdown(err1, what)
+            if bd is not None and states is not None:
+                if len(bd) != n:
+                    failures.append("%s: --breakdown has %d ranks, expected %d" % (what, len(bd), n))
+                check_breakdown(bd, states, what + " breakdown")
             if states is not None:
                 ranks = check_tiling(states, what + " paje")
                 names = {s[4] for s in states}

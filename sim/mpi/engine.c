@@ -262,7 +262,7 @@ static void take(struct entry *e, const MPI_Status *st)
       src = icsim_world_rank(e->comm, st->MPI_SOURCE);
     }
     icsim_fill_msg(rt, &m, src, e->owner, (size_t)(st->count > 0 ? st->count : 0), e->buf, st->MPI_TAG);
-    icsim_occupy(icsim_runtime_recv_cpu(rt, &m), "recv cpu");
+    icsim_occupy(icsim_runtime_recv_cpu(rt, &m), ICSIM_CPU_RECV);
   }
   if (e->free_on_done) {
     remove_entry(e);

@@ -74,14 +74,33 @@ static void trace_pop(struct icsim_runtime *rt, int me)
     icsim_trace_pop(rt->trace, me, simgrid_get_clock());
 }
 
-void icsim_occupy(double seconds, const char *what)
+/* The timeline's name of a charge of KIND: the layers whose parts make it ("generic send",
+ * "abi+generic call", "numa shm-send"). */
+static void charge_name(const struct icsim_runtime *rt, enum icsim_cpu_kind kind, char *out, size_t len)
+{
+  size_t n = 0;
+  out[0] = '\0';
+  for (int i = 0; i < rt->pf.nlayers && n + 1 < len; i++)
+    if (rt->last_part[i] > 0)
+      n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "+" : "", rt->pf.layer[i]->name);
+  const char *k = icsim_cpu_kind_name[kind];
+  if (rt->last_shm && kind != ICSIM_CPU_CALL)
+    k = kind == ICSIM_CPU_SEND ? "shm-send" : "shm-recv";
+  if (n + 1 < len)
+    snprintf(out + n, len - n, "%s%s", n ? " " : "", k);
+}
+
+void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
 {
   if (seconds <= 0)
     return;
   struct icsim_runtime *rt = icsim_runtime_get();
-  if (rt && rt->trace) {
-    int me = icsim_my_rank();
-    trace_push(rt, me, what);
+  int me = icsim_my_rank();
+  icsim_runtime_charged(rt, me, kind, seconds);
+  if (rt->trace) {
+    char name[128];
+    charge_name(rt, kind, name, sizeof name);
+    trace_push(rt, me, name);
     icsim_occupy_cpu(seconds);
     trace_pop(rt, me);
     return;
@@ -119,7 +138,7 @@ void icsim_charge_call(const char *name)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt && rt->has_call_cpu && *entered_slot() == 0)
-    icsim_occupy(icsim_runtime_call_cpu(rt, name), "call cpu");
+    icsim_occupy(icsim_runtime_call_cpu(rt, name), ICSIM_CPU_CALL);
 }
 
 void icsim_call_enter(const char *name)
@@ -128,7 +147,7 @@ void icsim_call_enter(const char *name)
   int *depth = entered_slot();
   icsim_enter(name);
   if (rt && rt->has_call_cpu && *depth == 0)
-    icsim_occupy(icsim_runtime_call_cpu(rt, name), "call cpu");
+    icsim_occupy(icsim_runtime_call_cpu(rt, name), ICSIM_CPU_CALL);
   ++*depth;
 }
 
@@ -146,12 +165,19 @@ void icsim_call_leave(void)
  * trace opens one per rank at time 0) or the MPI call it is in, so they tile its time. */
 static struct icsim_actor_ints program_depth = {NULL, 0, 0};
 
+static struct icsim_actor_ints actor_ranks = {NULL, 0, -1};
+static struct icsim_actor_ints in_finalize = {NULL, 0, 0};
+
 /* The calling rank: its actor's "rank" property (SMPI's deployment sets it), known before
- * MPI_Init too. */
+ * MPI_Init too; cached per actor. */
 static int actor_rank(void)
 {
-  const char *r = sg_actor_get_property_value(sg_actor_self(), "rank");
-  return r ? atoi(r) : icsim_my_rank();
+  int *mine = icsim_actor_int(&actor_ranks);
+  if (*mine < 0) {
+    const char *r = sg_actor_get_property_value(sg_actor_self(), "rank");
+    *mine = r ? atoi(r) : icsim_my_rank();
+  }
+  return *mine;
 }
 
 void icsim_enter(const char *name)
@@ -160,13 +186,19 @@ void icsim_enter(const char *name)
   if ((*depth)++ > 0)
     return;
   struct icsim_runtime *rt = icsim_runtime_get();
-  if (!rt || !rt->trace)
+  if (!rt)
     return;
-  if (rt->host_timing) /* SMPI charges the program's code at its next call: here, before the state */
+  /* SMPI charges the program's host-timed code at its next call: here, before the call begins,
+   * when someone looks at where the time goes (it costs a context switch per call) */
+  if (rt->host_timing && rt->time_observed)
     smpi_execute_flops_benched(0);
   int me = actor_rank();
-  trace_pop(rt, me); /* "program" */
-  trace_push(rt, me, name);
+  *icsim_actor_int(&in_finalize) = strcmp(name, "MPI_Finalize") == 0;
+  icsim_runtime_in_mpi(rt, me, 1, simgrid_get_clock(), 0);
+  if (rt->trace) {
+    trace_pop(rt, me); /* "program" */
+    trace_push(rt, me, name);
+  }
 }
 
 void icsim_leave(void)
@@ -175,20 +207,33 @@ void icsim_leave(void)
   if (*depth == 0 || --*depth > 0)
     return;
   struct icsim_runtime *rt = icsim_runtime_get();
-  if (!rt || !rt->trace)
+  if (!rt)
     return;
-  int me = actor_rank(), finalized = 0;
-  trace_pop(rt, me);
-  PMPI_Finalized(&finalized);
-  if (!finalized)
-    trace_push(rt, me, "program");
+  int me = actor_rank(), final = *icsim_actor_int(&in_finalize);
+  icsim_runtime_in_mpi(rt, me, 0, simgrid_get_clock(), final);
+  if (rt->trace) {
+    trace_pop(rt, me);
+    if (!final)
+      trace_push(rt, me, "program");
+  }
 }
 
 void icsim_charge_poll(void)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
-  if (rt)
-    icsim_occupy(rt->pf.p.poll_instructions / rt->pf.p.clock_Hz, "poll cpu");
+  if (rt) {
+    double s = rt->pf.p.poll_instructions / rt->pf.p.clock_Hz;
+    int me = icsim_my_rank();
+    if (s > 0 && rt->rank_time && me >= 0 && me < rt->nranks)
+      rt->rank_time[me].poll_s += s;
+    if (rt->trace && s > 0) {
+      trace_push(rt, me, "poll");
+      icsim_occupy_cpu(s);
+      trace_pop(rt, me);
+    } else {
+      icsim_occupy_cpu(s);
+    }
+  }
 }
 
 /* The id of the last announcement (all ranks share this process; read right after a send). */
@@ -203,7 +248,7 @@ void icsim_charge_send(const void *buf, int count, MPI_Datatype type, int dest, 
   int to = icsim_world_rank(comm, dest);
   icsim_check_peer(to);
   icsim_fill_msg(rt, &m, icsim_my_rank(), to, icsim_type_bytes(count, type), buf, tag);
-  icsim_occupy(icsim_runtime_send_cpu(rt, &m), "send cpu");
+  icsim_occupy(icsim_runtime_send_cpu(rt, &m), ICSIM_CPU_SEND);
   last_announced = icsim_runtime_announce(rt, &m, simgrid_get_clock());
 }
 

@@ -26,10 +26,11 @@ size_t icsim_type_bytes(int count, MPI_Datatype type);
 /* Describe a message from world rank SRC to world rank DST. */
 void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int dst, size_t bytes, const void *buf,
                     int tag);
-/* Occupy the calling rank's CPU for SECONDS of simulated time; icsim_occupy also shows it as the
- * state WHAT ("send cpu") on the rank's timeline (--trace). */
+/* Occupy the calling rank's CPU for SECONDS of simulated time. icsim_occupy: SECONDS is the cost of
+ * KIND the runtime just computed (icsim_runtime_*_cpu): kept in the rank's breakdown by layer, and
+ * shown on its timeline (--trace) named by the layers it is made of ("generic send"). */
 void icsim_occupy_cpu(double seconds);
-void icsim_occupy(double seconds, const char *what);
+void icsim_occupy(double seconds, enum icsim_cpu_kind kind);
 /* The bracket of every MPI call a program makes (mpi_entries.c): its state on the timeline. */
 void icsim_enter(const char *name);
 void icsim_leave(void);

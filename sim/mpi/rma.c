@@ -97,7 +97,7 @@ static uint64_t rma(enum icsim_msg_kind kind, const void *buf, size_t bytes, int
   else
     icsim_fill_msg(rt, &m, me, world, bytes, buf, 0);
   m.kind = kind;
-  icsim_occupy(icsim_runtime_send_cpu(rt, &m), "send cpu");
+  icsim_occupy(icsim_runtime_send_cpu(rt, &m), ICSIM_CPU_SEND);
   return world != me || self_moves ? icsim_runtime_announce(rt, &m, simgrid_get_clock()) : 0;
 }
 

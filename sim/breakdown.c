@@ -1,0 +1,55 @@
+/* Where each rank's simulated time went (icsim run --breakdown): one row per rank and the total,
+ * one column per entry that is not zero somewhere (icsim_runtime_breakdown: program, compute,
+ * blocked, polls, each layer's CPU by kind). A rank's entries sum to its time: from 0 to its
+ * leaving MPI_Finalize, or to the end of the run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "breakdown.h"
+
+#define MAXE 64
+
+void icsim_breakdown_print(const struct icsim_runtime *rt, double end_s, FILE *f)
+{
+  struct icsim_time_entry row[MAXE], total[MAXE];
+  int n = icsim_runtime_breakdown(rt, 0, end_s, total, MAXE);
+  if (n <= 0)
+    return;
+  for (int i = 0; i < n; i++)
+    total[i].s = 0;
+  int shown[MAXE] = {0};
+  for (int r = 0; r < rt->nranks; r++) {
+    icsim_runtime_breakdown(rt, r, end_s, row, MAXE);
+    for (int i = 0; i < n; i++) {
+      total[i].s += row[i].s;
+      shown[i] |= row[i].s > 1e-15 || row[i].s < -1e-15 || i < 3; /* program, compute, blocked always */
+    }
+  }
+  fprintf(f, "icsim: where each rank's time went (simulated seconds; rows sum to the rank's time)\n");
+  fprintf(f, "%-6s %14s", "rank", "time");
+  for (int i = 0; i < n; i++)
+    if (shown[i])
+      fprintf(f, " %16s", total[i].name);
+  fputc('\n', f);
+  double all = 0;
+  for (int r = 0; r <= rt->nranks; r++) {
+    const struct icsim_time_entry *e = row;
+    if (r < rt->nranks)
+      icsim_runtime_breakdown(rt, r, end_s, row, MAXE);
+    else
+      e = total;
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+      sum += e[i].s;
+    if (r < rt->nranks)
+      all += sum;
+    if (r < rt->nranks)
+      fprintf(f, "%-6d %14.9f", r, sum);
+    else
+      fprintf(f, "%-6s %14.9f", "total", all);
+    for (int i = 0; i < n; i++)
+      if (shown[i])
+        fprintf(f, " %16.9f", e[i].s);
+    fputc('\n', f);
+  }
+}
