@@ -299,6 +299,8 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   q->msg = t ? &t->msg : NULL;
   q->kind = t ? t->msg.kind : ICSIM_MSG_P2P;
   q->announced_s = t ? t->announced_s : q->now_s;
+  if (rt->trace && t && t->id)
+    icsim_trace_message_start(rt->trace, q->now_s, t->id, t->msg.src_rank, t->msg.dst_rank);
   rt->transfers_started++;
   rt->intra_node_transfers += q->src_node == q->dst_node;
   maybe_progress(rt, q->now_s);
@@ -320,6 +322,8 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
   const struct icsim_transfer *t = icsim_transfers_done(rt->transfers, id);
   if (!t)
     return;
+  if (rt->trace)
+    icsim_trace_message_end(rt->trace, now, id);
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->transfer_done)
       rt->pf.layer[i]->transfer_done(rt->state[i], t, now);

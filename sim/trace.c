@@ -8,6 +8,7 @@
  * Perfetto and chrome://tracing open. */
 #include "trace.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,11 @@ struct icsim_trace {
   char **values;   /* Paje: the state names defined so far (alias = index) */
   int nvalues, capvalues;
   int first_event; /* Chrome: no comma before the first event */
+  /* messages whose arrow has started and not ended: id -> receiving rank (open addressing; an
+   * id of 0 is an empty slot), ended at the close if the transfer never reported its end */
+  uint64_t *open_id;
+  int *open_dst;
+  size_t open_cap, open_n;
   char *buf;       /* the stream's buffer */
 };
 
@@ -37,7 +43,13 @@ static const char paje_header[] =
     "%EventDef PajePushState 11\n%       Time date\n%       Type string\n%       Container string\n"
     "%       Value string\n%EndEventDef\n"
     "%EventDef PajePopState 12\n%       Time date\n%       Type string\n%       Container string\n"
-    "%EndEventDef\n";
+    "%EndEventDef\n"
+    "%EventDef PajeDefineLinkType 4\n%       Alias string\n%       Type string\n"
+    "%       StartContainerType string\n%       EndContainerType string\n%       Name string\n%EndEventDef\n"
+    "%EventDef PajeStartLink 14\n%       Time date\n%       Type string\n%       Container string\n"
+    "%       Value string\n%       StartContainer string\n%       Key string\n%EndEventDef\n"
+    "%EventDef PajeEndLink 15\n%       Time date\n%       Type string\n%       Container string\n"
+    "%       Value string\n%       EndContainer string\n%       Key string\n%EndEventDef\n";
 
 int icsim_trace_format_parse(const char *s, enum icsim_trace_format *out)
 {
@@ -71,6 +83,7 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
   if (format == ICSIM_TRACE_PAJE) {
     fputs(paje_header, f);
     fputs("0 CT_run 0 \"run\"\n0 CT_rank CT_run \"rank\"\n3 ST_rank CT_rank \"state\"\n", f);
+    fputs("4 LT_msg CT_run CT_rank CT_rank \"message\"\n6 VL_msg LT_msg \"message\" \"1 1 1\"\n", f);
     fputs("7 0 C_run CT_run 0 \"icsim\"\n", f);
     for (int r = 0; r < nranks; r++)
       fprintf(f, "7 0 C_rank%d CT_rank C_run \"rank %d\"\n", r, r);
@@ -137,10 +150,104 @@ void icsim_trace_pop(struct icsim_trace *t, int rank, double time)
   }
 }
 
+static size_t slot_of(const struct icsim_trace *t, uint64_t id)
+{
+  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & (t->open_cap - 1);
+  while (t->open_id[i] && t->open_id[i] != id)
+    i = (i + 1) & (t->open_cap - 1);
+  return i;
+}
+
+static void open_put(struct icsim_trace *t, uint64_t id, int dst)
+{
+  if (2 * (t->open_n + 1) > t->open_cap) { /* grow, keeping at most half full */
+    size_t old = t->open_cap;
+    uint64_t *ids = t->open_id;
+    int *dsts = t->open_dst;
+    t->open_cap = old ? 2 * old : 1024;
+    t->open_id = calloc(t->open_cap, sizeof *t->open_id);
+    t->open_dst = calloc(t->open_cap, sizeof *t->open_dst);
+    for (size_t i = 0; i < old; i++)
+      if (ids[i]) {
+        size_t j = slot_of(t, ids[i]);
+        t->open_id[j] = ids[i];
+        t->open_dst[j] = dsts[i];
+      }
+    free(ids);
+    free(dsts);
+  }
+  size_t i = slot_of(t, id);
+  if (!t->open_id[i])
+    t->open_n++;
+  t->open_id[i] = id;
+  t->open_dst[i] = dst;
+}
+
+/* Remove ID (backward-shift deletion keeps every probe chain whole); its receiver, or -1. */
+static int open_take(struct icsim_trace *t, uint64_t id)
+{
+  if (!t->open_cap)
+    return -1;
+  size_t i = slot_of(t, id);
+  if (!t->open_id[i])
+    return -1;
+  int dst = t->open_dst[i];
+  t->open_id[i] = 0;
+  t->open_n--;
+  for (size_t j = (i + 1) & (t->open_cap - 1); t->open_id[j]; j = (j + 1) & (t->open_cap - 1)) {
+    uint64_t k = t->open_id[j];
+    int d = t->open_dst[j];
+    t->open_id[j] = 0;
+    size_t s = slot_of(t, k);
+    t->open_id[s] = k;
+    t->open_dst[s] = d;
+  }
+  return dst;
+}
+
+void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, int src, int dst)
+{
+  if (!t || !id || src < 0 || src >= t->nranks || dst < 0 || dst >= t->nranks)
+    return;
+  open_put(t, id, dst);
+  if (t->format == ICSIM_TRACE_PAJE)
+    fprintf(t->f, "14 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, src, (unsigned long long)id);
+  else {
+    fprintf(t->f, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"s\", \"id\": %llu, \"ts\": %.3f, "
+                  "\"pid\": 0, \"tid\": %d}",
+            t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, src);
+    t->first_event = 0;
+  }
+}
+
+void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id)
+{
+  int dst = t ? open_take(t, id) : -1;
+  if (dst < 0)
+    return;
+  if (t->format == ICSIM_TRACE_PAJE)
+    fprintf(t->f, "15 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, dst, (unsigned long long)id);
+  else {
+    fprintf(t->f, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %llu, "
+                  "\"ts\": %.3f, \"pid\": 0, \"tid\": %d}",
+            t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, dst);
+    t->first_event = 0;
+  }
+}
+
 int icsim_trace_close(struct icsim_trace *t, double end_time)
 {
   if (!t)
     return 0;
+  /* transfers that never reported their end (collected first: each end reorders the table) */
+  uint64_t *left = malloc((t->open_n ? t->open_n : 1) * sizeof *left);
+  size_t nleft = 0;
+  for (size_t i = 0; left && i < t->open_cap; i++)
+    if (t->open_id[i])
+      left[nleft++] = t->open_id[i];
+  for (size_t i = 0; i < nleft; i++)
+    icsim_trace_message_end(t, end_time, left[i]);
+  free(left);
   for (int r = 0; r < t->nranks; r++)
     while (t->depth[r] > 0)
       icsim_trace_pop(t, r, end_time);
@@ -158,6 +265,8 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
     free(t->values[i]);
   free(t->values);
   free(t->depth);
+  free(t->open_id);
+  free(t->open_dst);
   free(t->buf);
   free(t);
   return rc;

@@ -4,6 +4,7 @@
 #define ICSIM_TRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum icsim_trace_format { ICSIM_TRACE_PAJE, ICSIM_TRACE_CHROME };
 
@@ -15,6 +16,10 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
 void icsim_trace_push(struct icsim_trace *t, int rank, double time, const char *state);
 /* ... and leaves the innermost open one. */
 void icsim_trace_pop(struct icsim_trace *t, int rank, double time);
+/* Message ID's data leaves rank SRC for rank DST at TIME (its transfer starts), and arrives (the
+ * transfer ends): an arrow between the ranks. */
+void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, int src, int dst);
+void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id);
 /* Ends every open state and the ranks at END_TIME and closes the file: 0, or -1 on a write error. */
 int icsim_trace_close(struct icsim_trace *t, double end_time);
 

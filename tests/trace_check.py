@@ -11,7 +11,9 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
 - --breakdown (given with the Paje trace): each rank's entries sum to its time, none is negative,
   its time is where its timeline ends, and its time in MPI calls is what the timeline shows;
 - the Chrome trace is valid JSON (the Trace Event format: B and E events, balanced per rank, in
-  time order per rank) holding the same states as the Paje one.
+  time order per rank) holding the same states as the Paje one;
+- both hold the messages as arrows from the sending rank to the receiving one (Paje links, Chrome
+  flow events), each ending after it starts.
 Exit 1 with every failure listed. Python standard library only.
 """
 import json
@@ -86,11 +88,17 @@ def paje_states(path, what):
     if r.returncode != 0:
         failures.append("%s: pj_dump exit %d: %s" % (what, r.returncode, r.stderr.strip()[:300]))
         return None
-    states = []  # (rank, start, end, depth, name)
+    states, links = [], 0  # states: (rank, start, end, depth, name)
     for line in r.stdout.splitlines():
         f = [x.strip() for x in line.split(",")]
         if f[0] == "State":
             states.append((f[1], float(f[3]), float(f[4]), int(float(f[6])), f[7]))
+        elif f[0] == "Link":  # Link, container, type, start, end, duration, value, from, to, key
+            links += 1
+            if float(f[4]) < float(f[3]) - EPS or not f[7].startswith("rank") or not f[8].startswith("rank"):
+                failures.append("%s: message arrow %s runs from %s at %s to %s at %s" % (what, f[9], f[7], f[3], f[8], f[4]))
+    if links == 0:
+        failures.append("%s: no message arrows" % what)
     return states
 
 
@@ -125,9 +133,12 @@ def chrome_states(path, what):
     except ValueError as e:
         failures.append("%s: not valid JSON: %s" % (what, e))
         return None
-    open_, last, out = {}, {}, []
+    open_, last, out, flows = {}, {}, [], {}
     for e in events:
         if e.get("ph") == "M":
+            continue
+        if e.get("ph") in ("s", "f"):  # a message's arrow: one start and one end per id
+            flows[e["id"]] = flows.get(e["id"], "") + e["ph"]
             continue
         tid, ts = e["tid"], e["ts"]
         if ts < last.get(tid, 0) - 1e-3:
@@ -147,6 +158,8 @@ def chrome_states(path, what):
             return None
     if any(open_.values()):
         failures.append("%s: states left open at the end" % what)
+    if not flows or any(v != "sf" for v in flows.values()):
+        failures.append("%s: message arrows missing or not each one start then one end" % what)
     return out
 
 
