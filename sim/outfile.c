@@ -174,6 +174,8 @@ int icsim_output_copy(const char *option, const char *path, const char *from, ch
   char real[PATH_MAX], tmp[PATH_MAX + 16];
   if (resolve(option, path, real, sizeof real, err, errlen))
     return -1;
+  if (rename(from, real) == 0) /* the same file system: moved whole at once */
+    return 0;
   FILE *in = fopen(from, "rb");
   if (!in) {
     snprintf(err, errlen, "%s %s: nothing was written to copy (%s)", option, path, strerror(errno));

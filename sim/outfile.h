@@ -17,7 +17,8 @@ int icsim_output_check(const char *option, const char *path, char *err, size_t e
 int icsim_output_write(const char *option, const char *path, const char *data, size_t len, char *err,
                        size_t errlen);
 
-/* The same with the contents of the file FROM, streamed (a long trace). */
+/* The same with the contents of the file FROM (a long trace): moved when both are on one file
+ * system, else streamed. FROM may be gone afterwards. */
 int icsim_output_copy(const char *option, const char *path, const char *from, char *err, size_t errlen);
 
 #endif
