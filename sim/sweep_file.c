@@ -69,7 +69,10 @@ static const struct icsim_param_desc sweep_table[] = {
     TEXT("plots/#/name", REQUIRED, "file name of the plot: DIR/NAME.png"),
     TEXT("plots/#/title", ABSENT, "its title (default: the sweep's title and the figure)"),
     TEXT("plots/#/x", REQUIRED, "axis on the x axis (the axis' key, variable or name)"),
-    TEXT("plots/#/y", REQUIRED, "figure on the y axis"),
+    TEXT("plots/#/y", ABSENT, "figure on the y axis (or give stack)"),
+    TEXT("plots/#/stack/#", ABSENT,
+         "figures drawn stacked on the y axis instead of y, first at the bottom (where a total comes from, e.g. "
+         "the --stats breakdown); `where` must leave one point per x"),
     TEXT("plots/#/where/#", ABSENT, "`AXIS=VALUE`: only the points with that value; one line per value of the other axes"),
     CHOICE("plots/#/log", "none", "none|x|y|xy", "logarithmic scales"),
 };
@@ -590,14 +593,22 @@ static int load_outputs(struct sweep *s, char *err, size_t errlen)
   s->nplots = count_list(s, "plots/%d");
   for (int p = 0; p < s->nplots; p++) {
     const struct icsim_yentry *x = sweep_entry(s, "plots/%d/x", p), *y = sweep_entry(s, "plots/%d/y", p),
-                              *name = sweep_entry(s, "plots/%d/name", p);
+                              *name = sweep_entry(s, "plots/%d/name", p), *st0 = sweep_entry(s, "plots/%d/stack/0", p);
     if (axis_by_name(s, x->value) < 0)
       return fail_at(s, x, err, errlen, "plot x '%s' is not an axis of the sweep; give an axis' set, var or name", x->value);
-    int found = 0;
-    for (int f = 0; f < s->nfigures && !found; f++)
-      found = !strcmp(sweep_get(s, "figures/%d/name", f), y->value);
-    if (!found)
-      return fail_at(s, y, err, errlen, "plot y '%s' is not a figure of the sweep; give a figure's name", y->value);
+    if (!y == !st0)
+      return fail_at(s, name, err, errlen, "plot '%s': give either y (one figure) or stack (a list of figures)", name->value);
+    for (int j = 0; ; j++) {
+      const struct icsim_yentry *fy = y ? (j ? NULL : y) : sweep_entry(s, "plots/%d/stack/%d", p, j);
+      if (!fy)
+        break;
+      int found = 0;
+      for (int f = 0; f < s->nfigures && !found; f++)
+        found = !strcmp(sweep_get(s, "figures/%d/name", f), fy->value);
+      if (!found)
+        return fail_at(s, fy, err, errlen, "plot %s '%s' is not a figure of the sweep; give a figure's name",
+                       y ? "y" : "stack", fy->value);
+    }
     if (strpbrk(name->value, "/'\" ") || !strcmp(name->value, "results"))
       return fail_at(s, name, err, errlen, "plot name '%s': a plain file name without '/', quotes or spaces", name->value);
     if (check_where(s, "plots/%d/where/%d", p, err, errlen))

@@ -184,6 +184,154 @@ static void gp_string(struct buf *b, const char *text)
   bprintf(b, "'");
 }
 
+/* The x axis of a plot: scales, and a numeric axis' own values as tics (with their units: 25us,
+ * 64KiB), the range fitted to them. */
+static void x_axis(struct buf *gp, const struct sweep *s, int xa, int numeric_x, const char *log)
+{
+  if (log && strchr(log, 'x') && numeric_x)
+    bprintf(gp, "set logscale x\n");
+  if (numeric_x) { /* the axis' own values as tics, the range fitted to them */
+    bprintf(gp, "set autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n");
+    if (s->axes[xa].n <= 16) {
+      bprintf(gp, "set xtics (");
+      for (int v = 0; v < s->axes[xa].n; v++) { /* labelled with their units: 25us, 64KiB */
+        char label[64];
+        if (s->axes[xa].dim != ICSIM_DIM_NONE)
+          icsim_format_quantity(strtod(s->axes[xa].cell[v], NULL), s->axes[xa].dim, label, sizeof label);
+        else
+          snprintf(label, sizeof label, "%s", s->axes[xa].text[v]);
+        bprintf(gp, "%s", v ? ", " : "");
+        gp_string(gp, label);
+        bprintf(gp, " %s", s->axes[xa].cell[v]);
+      }
+      bprintf(gp, ")%s\n", s->axes[xa].n > 8 ? " rotate by -30" : "");
+    }
+  }
+  if (log && strchr(log, 'y'))
+    bprintf(gp, "set logscale y\n");
+  if (!numeric_x)
+    bprintf(gp, "set xrange [-0.5:%d.5]\n", s->axes[xa].n - 1);
+}
+
+/* Write plot NAME's data and script into DIR/plots and draw DIR/NAME.png with gnuplot (the
+ * picture replaced whole; a gnuplot failure is said and skipped). */
+static int draw(const char *dir, const char *name, struct buf *data, struct buf *gp, char *err, size_t errlen)
+{
+  char dat[PATH_MAX], script[PATH_MAX], png[PATH_MAX], pngtmp[PATH_MAX + 16];
+  snprintf(dat, sizeof dat, "%s/plots/%s.dat", dir, name);
+  snprintf(script, sizeof script, "%s/plots/%s.gp", dir, name);
+  snprintf(png, sizeof png, "%s/%s.png", dir, name);
+  snprintf(pngtmp, sizeof pngtmp, "%s.tmp.%d", png, (int)getpid());
+  int rc = 0;
+  if (store_write_atomic(dat, data->s, data->len, err, errlen) || store_write_atomic(script, gp->s, gp->len, err, errlen)) {
+    rc = -1;
+  } else {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int nul = open("/dev/null", 1);
+      if (nul >= 0)
+        dup2(nul, 1);
+      char *set_output = NULL;
+      if (asprintf(&set_output, "set output '%s'", pngtmp) < 0)
+        _exit(126);
+      execlp("gnuplot", "gnuplot", "-e", set_output, script, (char *)NULL);
+      _exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+      ;
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || rename(pngtmp, png)) {
+      fprintf(stderr, "icsim sweep: gnuplot failed for %s (plot skipped; script %s)\n", png, script);
+      unlink(pngtmp);
+    }
+  }
+  return rc;
+}
+
+/* Plot K with `stack`: its figures piled up along the x axis, the first at the bottom, at the
+ * points `where` keeps (one per x: the other axes must be fixed). */
+static int plot_stack(const struct sweep *s, const struct sweep_point *p, int n, const double *val, const char *done,
+                      const char *dir, int k, char *err, size_t errlen)
+{
+  const char *name = sweep_get(s, "plots/%d/name", k), *title = sweep_get(s, "plots/%d/title", k),
+             *log = sweep_get(s, "plots/%d/log", k), *f;
+  int xa = axis_index(s, sweep_get(s, "plots/%d/x", k)), fig[32], nf = 0;
+  for (int j = 0; nf < 32 && (f = sweep_get(s, "plots/%d/stack/%d", k, j)); j++)
+    fig[nf++] = figure_index(s, f);
+  int numeric_x = 1;
+  for (int v = 0; v < s->axes[xa].n; v++)
+    numeric_x &= is_number(s->axes[xa].cell[v]);
+  struct buf data = {0}, gp = {0};
+  int rows = 0, rc = 0;
+  for (int v = 0; v < s->axes[xa].n && !rc; v++) {
+    int at = -1;
+    for (int i = 0; i < n; i++) {
+      if (!done[i] || p[i].vi[xa] != v || !sweep_where(s, &p[i], "plots/%d/where/%d", k))
+        continue;
+      int have = 1;
+      for (int j = 0; j < nf; j++)
+        have &= !isnan(val[(size_t)i * s->nfigures + fig[j]]);
+      if (!have)
+        continue;
+      for (int a = 0; at >= 0 && a < s->naxes; a++)
+        if (a != xa && p[at].vi[a] != p[i].vi[a]) {
+          fprintf(stderr, "icsim sweep: plot %s: several points at %s = %s (axis %s varies); fix the other axes with "
+                          "where (plot skipped)\n", name, s->axes[xa].name, s->axes[xa].text[v], s->axes[a].name);
+          rc = 1;
+          break;
+        }
+      at = at < 0 ? i : at;
+    }
+    if (at < 0 || rc)
+      continue;
+    double sum = 0;
+    if (numeric_x)
+      bprintf(&data, "%s", s->axes[xa].cell[v]);
+    else
+      bprintf(&data, "%d", v);
+    for (int j = 0; j < nf; j++)
+      bprintf(&data, " %.10g", sum += val[(size_t)at * s->nfigures + fig[j]]);
+    if (!numeric_x)
+      bprintf(&data, " \"%s\"", s->axes[xa].text[v]);
+    bprintf(&data, "\n");
+    rows++;
+  }
+  if (rc || !rows) {
+    if (!rc)
+      fprintf(stderr, "icsim sweep: plot %s has no points yet (skipped)\n", name);
+    free(data.s);
+    return 0;
+  }
+  char dat[PATH_MAX], t[512];
+  snprintf(dat, sizeof dat, "%s/plots/%s.dat", dir, name);
+  const char *yunit = sweep_get(s, "figures/%d/unit", fig[0]);
+  bprintf(&gp, "# gnuplot -e \"set output '%s.png'\" %s.gp   (written by icsim sweep --gather)\n", name, name);
+  bprintf(&gp, "set terminal pngcairo size 900,%d noenhanced\nset title ", 520 + 10 * nf);
+  gp_string(&gp, title ? title : sweep_get(s, "title") ? sweep_get(s, "title") : s->name);
+  bprintf(&gp, "\nset xlabel ");
+  gp_string(&gp, s->axes[xa].header);
+  snprintf(t, sizeof t, "stacked%s%s%s", yunit ? " (" : "", yunit ? yunit : "", yunit ? ")" : "");
+  bprintf(&gp, "\nset ylabel ");
+  gp_string(&gp, t);
+  bprintf(&gp, "\nset grid\nset key outside below\nset style fill solid 0.8 border -1\nset yrange [0:*]\n");
+  x_axis(&gp, s, xa, numeric_x, log);
+  bprintf(&gp, "plot");
+  for (int j = nf - 1; j >= 0; j--) { /* the total first, each lower pile drawn over it */
+    bprintf(&gp, "%s ", j < nf - 1 ? ", \\\n    " : "");
+    gp_string(&gp, dat);
+    if (numeric_x)
+      bprintf(&gp, " using 1:%d with filledcurves x1 title ", j + 2);
+    else
+      bprintf(&gp, " using 1:%d:xtic(%d) with filledcurves x1 title ", j + 2, nf + 2);
+    gp_string(&gp, sweep_get(s, "figures/%d/name", fig[j]));
+  }
+  bprintf(&gp, "\n");
+  rc = draw(dir, name, &data, &gp, err, errlen);
+  free(data.s);
+  free(gp.s);
+  return rc;
+}
+
 /* Plot K: y against the x axis, one line per combination of the other axes' values among the
  * points kept by `where`. Data and script in DIR/plots, the picture DIR/NAME.png. */
 static int plot(const struct sweep *s, const struct sweep_point *p, int n, const double *val, const char *done,
@@ -255,11 +403,8 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
         break; /* one point per x in a series (duplicates are the same run) */
       }
   }
-  char dat[PATH_MAX], script[PATH_MAX], png[PATH_MAX], pngtmp[PATH_MAX + 16];
+  char dat[PATH_MAX];
   snprintf(dat, sizeof dat, "%s/plots/%s.dat", dir, name);
-  snprintf(script, sizeof script, "%s/plots/%s.gp", dir, name);
-  snprintf(png, sizeof png, "%s/%s.png", dir, name);
-  snprintf(pngtmp, sizeof pngtmp, "%s.tmp.%d", png, (int)getpid());
   const char *yunit = sweep_get(s, "figures/%d/unit", fy);
   bprintf(&gp, "# gnuplot -e \"set output '%s.png'\" %s.gp   (written by icsim sweep --gather)\n", name, name);
   bprintf(&gp, "set terminal pngcairo size 900,%d noenhanced\nset title ", 520 + 10 * nseries); /* key below */
@@ -278,29 +423,7 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
     gp_string(&gp, s->axes[one].name);
     bprintf(&gp, "\n");
   }
-  if (log && strchr(log, 'x') && numeric_x)
-    bprintf(&gp, "set logscale x\n");
-  if (numeric_x) { /* the axis' own values as tics, the range fitted to them */
-    bprintf(&gp, "set autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n");
-    if (s->axes[xa].n <= 16) {
-      bprintf(&gp, "set xtics (");
-      for (int v = 0; v < s->axes[xa].n; v++) { /* labelled with their units: 25us, 64KiB */
-        char label[64];
-        if (s->axes[xa].dim != ICSIM_DIM_NONE)
-          icsim_format_quantity(strtod(s->axes[xa].cell[v], NULL), s->axes[xa].dim, label, sizeof label);
-        else
-          snprintf(label, sizeof label, "%s", s->axes[xa].text[v]);
-        bprintf(&gp, "%s", v ? ", " : "");
-        gp_string(&gp, label);
-        bprintf(&gp, " %s", s->axes[xa].cell[v]);
-      }
-      bprintf(&gp, ")%s\n", s->axes[xa].n > 8 ? " rotate by -30" : "");
-    }
-  }
-  if (log && strchr(log, 'y'))
-    bprintf(&gp, "set logscale y\n");
-  if (!numeric_x)
-    bprintf(&gp, "set xrange [-0.5:%d.5]\n", s->axes[xa].n - 1);
+  x_axis(&gp, s, xa, numeric_x, log);
   bprintf(&gp, "plot");
   for (int q = 0; q < nseries; q++) {
     bprintf(&gp, "%s ", q ? ", \\\n    " : "");
@@ -310,30 +433,10 @@ static int plot(const struct sweep *s, const struct sweep_point *p, int n, const
   }
   bprintf(&gp, "\n");
   int rc = 0;
-  if (!nseries) {
+  if (!nseries)
     fprintf(stderr, "icsim sweep: plot %s has no points yet (skipped)\n", name);
-  } else if (store_write_atomic(dat, data.s, data.len, err, errlen) || store_write_atomic(script, gp.s, gp.len, err, errlen)) {
-    rc = -1;
-  } else {
-    pid_t pid = fork();
-    if (pid == 0) {
-      int nul = open("/dev/null", 1);
-      if (nul >= 0)
-        dup2(nul, 1);
-      char *set_output = NULL;
-      if (asprintf(&set_output, "set output '%s'", pngtmp) < 0)
-        _exit(126);
-      execlp("gnuplot", "gnuplot", "-e", set_output, script, (char *)NULL);
-      _exit(127);
-    }
-    int status = 0;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-      ;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || rename(pngtmp, png)) {
-      fprintf(stderr, "icsim sweep: gnuplot failed for %s (plot skipped; script %s)\n", png, script);
-      unlink(pngtmp);
-    }
-  }
+  else
+    rc = draw(dir, name, &data, &gp, err, errlen);
   free(data.s);
   free(gp.s);
   free(series);
@@ -401,7 +504,8 @@ int sweep_gather(const struct sweep *s, const struct sweep_point *p, int n, cons
   if (!rc)
     rc = store_write_atomic(path, csv.s, csv.len, err, errlen);
   for (int k = 0; k < s->nplots && !rc; k++)
-    rc = plot(s, p, n, val, done, dir, k, err, errlen);
+    rc = sweep_get(s, "plots/%d/stack/0", k) ? plot_stack(s, p, n, val, done, dir, k, err, errlen)
+                                             : plot(s, p, n, val, done, dir, k, err, errlen);
   if (!rc)
     fprintf(stderr, "icsim sweep: %s/results.csv: %d of %d points%s%s\n", outdir, n - missing, n,
             missing ? "; the others are not done (run the sweep again; failures in " : "", missing ? "failed/)" : "");
