@@ -69,13 +69,15 @@ Test(sweep_run, csv_matches_the_closed_form_and_a_rerun_runs_nothing)
   free(out);
   snprintf(path, sizeof path, "%s/o/results.csv", dir);
   char *csv = slurp(path);
-  const char *header = "network/link-bandwidth[Bps],size[B],sender,latency[us],simulated[s],payload[B]\n";
+  const char *header =
+      "network/link-bandwidth[Bps],size[B],sender,latency[us],simulated[s],payload[B],blocked[s],generic_send[s]\n";
   cr_assert(!strncmp(csv, header, strlen(header)), "%s", csv);
   int rows = 0;
   for (char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1, rows++) {
     double bw, size, lat, sim, payload;
     char sender[32];
     cr_assert_eq(sscanf(l, "%lf,%lf,%31[^,],%lf,%lf,%lf", &bw, &size, sender, &lat, &sim, &payload), 6, "row: %s", l);
+    cr_assert(strstr(l, ",,") == NULL, "a figure is missing: %s", l);
     /* the --stats counter: 2 warm-up + 20 timed round trips, two messages of `size` each */
     cr_assert_float_eq(payload, 44 * size, 0.5, "payload %.0f B: %s", payload, l);
     double expect = pingpong_us(size, bw, strcmp(sender, "base") ? 12 : 2);
@@ -93,6 +95,25 @@ Test(sweep_run, csv_matches_the_closed_form_and_a_rerun_runs_nothing)
   free(dat);
   struct stat sb;
   snprintf(path, sizeof path, "%s/o/latency.png", dir);
+  cr_assert(stat(path, &sb) == 0 && sb.st_size > 1000, "no plot %s", path);
+  /* the stacked plot: per size, the send CPU, then send CPU + blocked, from the CSV's own cells */
+  snprintf(path, sizeof path, "%s/o/plots/time-split.dat", dir);
+  dat = slurp(path);
+  int stacked = 0;
+  for (char *l = csv; (l = strstr(l, "100000000,")); l++) { /* 100MBps rows */
+    double size, lat, sim, payload, blocked, send;
+    char sender[32];
+    if (sscanf(l, "100000000,%lf,%31[^,],%lf,%lf,%lf,%lf,%lf", &size, sender, &lat, &sim, &payload, &blocked, &send) != 7 ||
+        strcmp(sender, "base"))
+      continue;
+    char want[128];
+    snprintf(want, sizeof want, "%.10g %.10g %.10g\n", size, send, send + blocked);
+    cr_assert(strstr(dat, want), "stacked row %s missing from:\n%s", want, dat);
+    stacked++;
+  }
+  cr_assert_eq(stacked, 2, "%s", dat);
+  free(dat);
+  snprintf(path, sizeof path, "%s/o/time-split.png", dir);
   cr_assert(stat(path, &sb) == 0 && sb.st_size > 1000, "no plot %s", path);
   /* a second start finds every point done, runs none, writes the same CSV */
   snprintf(cmd, sizeof cmd, ICSIM " sweep " SWEEPS "good.yaml --out %s/o", dir);
