@@ -9,6 +9,9 @@
 
 #define MAXE 64
 
+static void print_ranks(const struct icsim_runtime *rt, double end_s, FILE *f, int n, struct icsim_time_entry *total,
+                        const int *shown);
+
 void icsim_breakdown_print(const struct icsim_runtime *rt, double end_s, FILE *f)
 {
   struct icsim_time_entry row[MAXE], total[MAXE];
@@ -26,6 +29,28 @@ void icsim_breakdown_print(const struct icsim_runtime *rt, double end_s, FILE *f
     }
   }
   fprintf(f, "icsim: where each rank's time went (simulated seconds; rows sum to the rank's time)\n");
+  print_ranks(rt, end_s, f, n, total, shown);
+  if (rt->wire_transfers_done > 0) { /* the transfers, apart: their time overlaps the ranks' */
+    double all = rt->wire_flow_s;
+    for (int k = 0; k < rt->nwire_phases; k++)
+      all += rt->wire_phase[k].s;
+    fprintf(f, "icsim: the %.0f transfers' time by phase, as the stacks priced them (overlaps the ranks' time)\n",
+            rt->wire_transfers_done);
+    for (int k = 0; k < rt->nwire_phases; k++) {
+      char name[96];
+      snprintf(name, sizeof name, "%s/%s", rt->wire_phase[k].layer, rt->wire_phase[k].name);
+      fprintf(f, "  %-32s %14.9f s %6.1f%%  (%.0f transfers)\n", name, rt->wire_phase[k].s,
+              all > 0 ? 100 * rt->wire_phase[k].s / all : 0, rt->wire_phase[k].n);
+    }
+    fprintf(f, "  %-32s %14.9f s %6.1f%%  (the route's latency and the bytes at the shared rate)\n", "flow",
+            rt->wire_flow_s, all > 0 ? 100 * rt->wire_flow_s / all : 0);
+  }
+}
+
+static void print_ranks(const struct icsim_runtime *rt, double end_s, FILE *f, int n, struct icsim_time_entry *total,
+                        const int *shown)
+{
+  struct icsim_time_entry row[MAXE];
   fprintf(f, "%-6s %14s", "rank", "time");
   for (int i = 0; i < n; i++)
     if (shown[i])

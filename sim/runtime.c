@@ -307,12 +307,41 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   c->latency_s = q->route_latency_s;
   c->bandwidth_Bps = q->route_bandwidth_Bps;
   int intra = q->src_node == q->dst_node;
+  c->nphases = 0;
   for (int i = 0; i < rt->pf.nlayers; i++) {
     if (i == rt->pf.network && intra)
       continue; /* inside a node the data crosses the memory links, not the network stack */
+    int before = c->nphases;
     if (rt->pf.layer[i]->wire)
       rt->pf.layer[i]->wire(rt->state[i], q, c);
+    for (int k = before; k < c->nphases; k++)
+      c->phase[k].layer = rt->pf.layer[i]->name;
   }
+  double phases = 0;
+  for (int k = 0; k < c->nphases; k++)
+    phases += c->phase[k].s;
+  if (t && t->id) { /* the MPI messages' transfers (SMPI's own have no end report) */
+    for (int k = 0; k < c->nphases; k++)
+      icsim_runtime_wire_phase(rt, c->phase[k].layer, c->phase[k].name, c->phase[k].s);
+    icsim_transfers_set_phases(rt->transfers, t->id, phases);
+    if (rt->trace)
+      icsim_trace_message_phases(rt->trace, t->id, c->phase, c->nphases);
+  }
+}
+
+void icsim_runtime_wire_phase(struct icsim_runtime *rt, const char *layer, const char *name, double s)
+{
+  int k = 0;
+  while (k < rt->nwire_phases && !(rt->wire_phase[k].layer == layer && !strcmp(rt->wire_phase[k].name, name)))
+    k++;
+  if (k == rt->nwire_phases) {
+    if (k == ICSIM_RUN_MAX_PHASES)
+      return;
+    rt->wire_phase[k] = (struct icsim_phase_total){layer, name, 0, 0};
+    rt->nwire_phases++;
+  }
+  rt->wire_phase[k].s += s;
+  rt->wire_phase[k].n++;
 }
 
 void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double now)
@@ -324,6 +353,11 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
     return;
   if (rt->trace)
     icsim_trace_message_end(rt->trace, now, id);
+  /* the rest of its time is its flow: the route's latency and the bytes at SimGrid's shared rate
+   * (phases a stack priced longer than the transfer turned out to be are counted up to its end) */
+  double dur = now - t->started_s;
+  rt->wire_flow_s += dur > t->phases_s ? dur - t->phases_s : 0;
+  rt->wire_transfers_done++;
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->transfer_done)
       rt->pf.layer[i]->transfer_done(rt->state[i], t, now);

@@ -42,6 +42,15 @@ struct icsim_runtime {
   double last_part[ICSIM_MAX_LAYERS];
   int last_shm; /* the last cost was a message within a node: the network layer's part is its
                  * shared-memory path */
+  /* the transfers' phases as the stacks priced them (icsim_wire_cost), summed per layer and name,
+   * and the rest of their time (flow), for the breakdown */
+#define ICSIM_RUN_MAX_PHASES 32
+  struct icsim_phase_total {
+    const char *layer, *name;
+    double s, n;
+  } wire_phase[ICSIM_RUN_MAX_PHASES];
+  int nwire_phases;
+  double wire_flow_s, wire_transfers_done;
   int time_observed; /* --trace, --breakdown or --stats: host-timed code is charged before each call */
   int breakdown;     /* --breakdown: print where each rank's time went at the end */
   int finished;          /* the simulation has ended: a process exit now is smpirun's own */
@@ -120,6 +129,8 @@ void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank);
 /* SMPI's send-is-detached threshold for this platform (bytes): the stack's eager limit, at most
  * INT_MAX (SimGrid reads it as an int; "no limit" is the largest it takes). */
 double icsim_runtime_detach_threshold(struct icsim_runtime *rt);
+/* Phase NAME of layer LAYER took S seconds of a transfer (summed for the breakdown). */
+void icsim_runtime_wire_phase(struct icsim_runtime *rt, const char *layer, const char *name, double s);
 /* Rank RANK's CPU was just charged SECONDS of the cost of KIND last computed (its parts per layer:
  * rt->last_part), at simulated time NOW: kept in its breakdown. */
 void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds);

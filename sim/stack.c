@@ -69,6 +69,18 @@ size_t icsim_counters_out(struct icsim_counter *out, size_t max, const struct ic
   return n;
 }
 
+void icsim_wire_add_phase(struct icsim_wire_cost *c, const char *name, double s)
+{
+  if (s > 0 && c->nphases < ICSIM_WIRE_MAX_PHASES)
+    c->phase[c->nphases++] = (struct icsim_wire_phase){name, s, NULL, 0};
+}
+
+void icsim_wire_add_phase_after(struct icsim_wire_cost *c, const char *name, double s)
+{
+  if (s > 0 && c->nphases < ICSIM_WIRE_MAX_PHASES)
+    c->phase[c->nphases++] = (struct icsim_wire_phase){name, s, NULL, 1};
+}
+
 int icsim_eager_push(const struct icsim_wire_query *q, struct icsim_wire_cost *c)
 {
   double flown = q->msg ? q->now_s - q->announced_s : 0;

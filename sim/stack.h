@@ -65,6 +65,7 @@ struct icsim_transfer {
   struct icsim_msg msg;
   int src_host, dst_host; /* SimGrid hosts (sockets) the data leaves and reaches */
   double announced_s, started_s;
+  double phases_s; /* what the stacks' phases of it add up to (icsim_wire_cost) */
 };
 
 /* One transfer as SimGrid is about to start it. */
@@ -88,10 +89,29 @@ struct icsim_wire_query {
 };
 
 /* What the stack makes of it. Both start as the route's own figures. */
+/* A phase of a transfer as a stack prices it, in the paper's names ("RTS-CTS", "control level"):
+ * for the timeline (--trace) and the run's breakdown (--breakdown, --stats "wire_phases"). */
+#define ICSIM_WIRE_MAX_PHASES 8
+struct icsim_wire_phase {
+  const char *name; /* a string that lives as long as the run (a literal) */
+  double s;
+  const char *layer; /* filled by the core: the layer that added it */
+  int after;         /* it comes after the bytes have flowed (a FIN) */
+};
+
 struct icsim_wire_cost {
   double latency_s;     /* time before the first byte flows (handshakes included) */
   double bandwidth_Bps; /* rate at which payload + envelope flow once started */
+  /* Optional: the phases the stack put into this transfer's time, in the order they happen
+   * (icsim_wire_add_phase). The rest of the transfer's simulated duration, whatever it is
+   * (the route's latency, the bytes flowing at the rate SimGrid shares out), is its "flow". */
+  int nphases;
+  struct icsim_wire_phase phase[ICSIM_WIRE_MAX_PHASES];
 };
+/* Add phase NAME of S seconds to C (ignored past ICSIM_WIRE_MAX_PHASES or when S <= 0); _after:
+ * one that follows the bytes' flow. */
+void icsim_wire_add_phase(struct icsim_wire_cost *c, const char *name, double s);
+void icsim_wire_add_phase_after(struct icsim_wire_cost *c, const char *name, double s);
 
 /* Named counters a stack reports; the JSON writer prints them under the stack's name. */
 struct icsim_counter {

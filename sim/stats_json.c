@@ -102,6 +102,20 @@ char *icsim_stats_json(struct icsim_runtime *rt, double simulated_s)
     counter(bd, key, sum[i].s, "s");
   }
   json_object_set_new(root, "breakdown", bd);
+  /* the transfers' time by phase as the stacks priced it, and the rest (flow); it overlaps the
+   * ranks' time */
+  json_t *wp = json_object();
+  for (int k = 0; k < rt->nwire_phases; k++) {
+    char key[96];
+    snprintf(key, sizeof key, "%s_%s_s", rt->wire_phase[k].layer, rt->wire_phase[k].name);
+    for (char *c = key; *c; c++)
+      if (*c == '/' || *c == '-' || *c == ' ')
+        *c = '_';
+    counter(wp, key, rt->wire_phase[k].s, "s");
+  }
+  counter(wp, "flow_s", rt->wire_flow_s, "s");
+  counter(wp, "transfers", rt->wire_transfers_done, "transfers");
+  json_object_set_new(root, "wire_phases", wp);
 
   for (int i = 0; i < rt->pf.nlayers; i++) {
     const struct icsim_stack_ops *ops = rt->pf.layer[i];

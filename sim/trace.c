@@ -8,10 +8,22 @@
  * Perfetto and chrome://tracing open. */
 #include "trace.h"
 
+#include "stack.h" /* struct icsim_wire_phase */
+
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A message whose arrow has started and not ended. */
+struct open_msg {
+  uint64_t id; /* 0: an empty slot */
+  int src, dst;
+  double t0;
+  int nph;                     /* Chrome: its transfer's phases as the stacks priced them */
+  struct icsim_wire_phase *ph; /* (malloc'ed), or NULL */
+};
 
 struct icsim_trace {
   FILE *f;
@@ -21,10 +33,9 @@ struct icsim_trace {
   char **values;   /* Paje: the state names defined so far (alias = index) */
   int nvalues, capvalues;
   int first_event; /* Chrome: no comma before the first event */
-  /* messages whose arrow has started and not ended: id -> receiving rank (open addressing; an
-   * id of 0 is an empty slot), ended at the close if the transfer never reported its end */
-  uint64_t *open_id;
-  int *open_dst;
+  /* messages whose arrow has started and not ended, by id (open addressing), ended at the close
+   * if the transfer never reported its end */
+  struct open_msg *open;
   size_t open_cap, open_n;
   char *buf;       /* the stream's buffer */
 };
@@ -153,63 +164,61 @@ void icsim_trace_pop(struct icsim_trace *t, int rank, double time)
 static size_t slot_of(const struct icsim_trace *t, uint64_t id)
 {
   size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & (t->open_cap - 1);
-  while (t->open_id[i] && t->open_id[i] != id)
+  while (t->open[i].id && t->open[i].id != id)
     i = (i + 1) & (t->open_cap - 1);
   return i;
 }
 
-static void open_put(struct icsim_trace *t, uint64_t id, int dst)
+static struct open_msg *open_put(struct icsim_trace *t, uint64_t id)
 {
   if (2 * (t->open_n + 1) > t->open_cap) { /* grow, keeping at most half full */
     size_t old = t->open_cap;
-    uint64_t *ids = t->open_id;
-    int *dsts = t->open_dst;
+    struct open_msg *o = t->open;
     t->open_cap = old ? 2 * old : 1024;
-    t->open_id = calloc(t->open_cap, sizeof *t->open_id);
-    t->open_dst = calloc(t->open_cap, sizeof *t->open_dst);
+    t->open = calloc(t->open_cap, sizeof *t->open);
     for (size_t i = 0; i < old; i++)
-      if (ids[i]) {
-        size_t j = slot_of(t, ids[i]);
-        t->open_id[j] = ids[i];
-        t->open_dst[j] = dsts[i];
-      }
-    free(ids);
-    free(dsts);
+      if (o[i].id)
+        t->open[slot_of(t, o[i].id)] = o[i];
+    free(o);
   }
   size_t i = slot_of(t, id);
-  if (!t->open_id[i])
+  if (!t->open[i].id)
     t->open_n++;
-  t->open_id[i] = id;
-  t->open_dst[i] = dst;
+  free(t->open[i].ph);
+  t->open[i] = (struct open_msg){.id = id};
+  return &t->open[i];
 }
 
-/* Remove ID (backward-shift deletion keeps every probe chain whole); its receiver, or -1. */
-static int open_take(struct icsim_trace *t, uint64_t id)
+static struct open_msg *open_find(struct icsim_trace *t, uint64_t id)
 {
   if (!t->open_cap)
-    return -1;
+    return NULL;
   size_t i = slot_of(t, id);
-  if (!t->open_id[i])
-    return -1;
-  int dst = t->open_dst[i];
-  t->open_id[i] = 0;
+  return t->open[i].id ? &t->open[i] : NULL;
+}
+
+/* Remove the entry at E (backward-shift deletion keeps every probe chain whole). */
+static void open_drop(struct icsim_trace *t, struct open_msg *e)
+{
+  size_t i = (size_t)(e - t->open);
+  free(e->ph);
+  t->open[i] = (struct open_msg){0};
   t->open_n--;
-  for (size_t j = (i + 1) & (t->open_cap - 1); t->open_id[j]; j = (j + 1) & (t->open_cap - 1)) {
-    uint64_t k = t->open_id[j];
-    int d = t->open_dst[j];
-    t->open_id[j] = 0;
-    size_t s = slot_of(t, k);
-    t->open_id[s] = k;
-    t->open_dst[s] = d;
+  for (size_t j = (i + 1) & (t->open_cap - 1); t->open[j].id; j = (j + 1) & (t->open_cap - 1)) {
+    struct open_msg m = t->open[j];
+    t->open[j] = (struct open_msg){0};
+    t->open[slot_of(t, m.id)] = m;
   }
-  return dst;
 }
 
 void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, int src, int dst)
 {
   if (!t || !id || src < 0 || src >= t->nranks || dst < 0 || dst >= t->nranks)
     return;
-  open_put(t, id, dst);
+  struct open_msg *e = open_put(t, id);
+  e->src = src;
+  e->dst = dst;
+  e->t0 = time;
   if (t->format == ICSIM_TRACE_PAJE)
     fprintf(t->f, "14 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, src, (unsigned long long)id);
   else {
@@ -220,19 +229,66 @@ void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, 
   }
 }
 
+void icsim_trace_message_phases(struct icsim_trace *t, uint64_t id, const struct icsim_wire_phase *ph, int n)
+{
+  struct open_msg *e = t && t->format == ICSIM_TRACE_CHROME && n > 0 ? open_find(t, id) : NULL;
+  if (!e || !(e->ph = malloc((size_t)n * sizeof *e->ph)))
+    return;
+  memcpy(e->ph, ph, (size_t)n * sizeof *ph);
+  e->nph = n;
+}
+
+/* Chrome: one async event PH ("b" or "e") on the transfers' track of the sending rank SRC. */
+static void async(struct icsim_trace *t, const char *ph, uint64_t id, double time, int src, const char *name)
+{
+  fprintf(t->f, "%s{\"name\": \"%s\", \"cat\": \"transfer\", \"ph\": \"%s\", \"id\": %llu, \"ts\": %.3f, "
+                "\"pid\": 1, \"tid\": %d}",
+          t->first_event ? "" : ",\n", name, ph, (unsigned long long)id, time * 1e6, src);
+  t->first_event = 0;
+}
+
 void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id)
 {
-  int dst = t ? open_take(t, id) : -1;
-  if (dst < 0)
+  struct open_msg *e = t ? open_find(t, id) : NULL;
+  if (!e)
     return;
-  if (t->format == ICSIM_TRACE_PAJE)
-    fprintf(t->f, "15 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, dst, (unsigned long long)id);
-  else {
+  if (t->format == ICSIM_TRACE_PAJE) {
+    fprintf(t->f, "15 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, e->dst, (unsigned long long)id);
+  } else {
     fprintf(t->f, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %llu, "
                   "\"ts\": %.3f, \"pid\": 0, \"tid\": %d}",
-            t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, dst);
+            t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, e->dst);
     t->first_event = 0;
+    /* the transfer on its sender's track: its phases in order, then its flow; phases priced
+     * longer than the transfer turned out to be are shrunk to fit it */
+    double dur = time - e->t0, sum = 0;
+    for (int k = 0; k < e->nph; k++)
+      sum += e->ph[k].s;
+    double f = sum > dur && sum > 0 ? dur / sum : 1, at = e->t0;
+    char name[128];
+    double after = 0;
+    for (int k = 0; k < e->nph; k++)
+      after += e->ph[k].after ? e->ph[k].s * f : 0;
+    async(t, "b", id, e->t0, e->src, "transfer");
+    for (int pass = 0; pass < 2; pass++) { /* the phases before the flow, the flow, those after it */
+      for (int k = 0; k < e->nph; k++) {
+        if (e->ph[k].after != pass)
+          continue;
+        snprintf(name, sizeof name, "%s %s", e->ph[k].layer ? e->ph[k].layer : "", e->ph[k].name);
+        async(t, "b", id, at, e->src, name);
+        at = fmin(time, at + e->ph[k].s * f);
+        async(t, "e", id, at, e->src, name);
+      }
+      double flow_end = time - after;
+      if (!pass && flow_end > at) {
+        async(t, "b", id, at, e->src, "flow");
+        async(t, "e", id, flow_end, e->src, "flow");
+        at = flow_end;
+      }
+    }
+    async(t, "e", id, time, e->src, "transfer");
   }
+  open_drop(t, e);
 }
 
 int icsim_trace_close(struct icsim_trace *t, double end_time)
@@ -243,8 +299,8 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
   uint64_t *left = malloc((t->open_n ? t->open_n : 1) * sizeof *left);
   size_t nleft = 0;
   for (size_t i = 0; left && i < t->open_cap; i++)
-    if (t->open_id[i])
-      left[nleft++] = t->open_id[i];
+    if (t->open[i].id)
+      left[nleft++] = t->open[i].id;
   for (size_t i = 0; i < nleft; i++)
     icsim_trace_message_end(t, end_time, left[i]);
   free(left);
@@ -265,8 +321,7 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
     free(t->values[i]);
   free(t->values);
   free(t->depth);
-  free(t->open_id);
-  free(t->open_dst);
+  free(t->open);
   free(t->buf);
   free(t);
   return rc;

@@ -20,6 +20,10 @@ void icsim_trace_pop(struct icsim_trace *t, int rank, double time);
  * transfer ends): an arrow between the ranks. */
 void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, int src, int dst);
 void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id);
+/* Its transfer's phases as the stacks priced them (Chrome: drawn on the sender's transfers track,
+ * with the rest of the transfer's time as its flow). */
+struct icsim_wire_phase;
+void icsim_trace_message_phases(struct icsim_trace *t, uint64_t id, const struct icsim_wire_phase *ph, int n);
 /* Ends every open state and the ranks at END_TIME and closes the file: 0, or -1 on a write error. */
 int icsim_trace_close(struct icsim_trace *t, double end_time);
 

@@ -182,6 +182,15 @@ int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id)
   return 0;
 }
 
+void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, double s)
+{
+  for (struct node *n = t->flying[id_bucket(id)]; n; n = n->next)
+    if (n->t.id == id) {
+      n->t.phases_s = s;
+      return;
+    }
+}
+
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id)
 {
   for (struct node **pp = &t->flying[id_bucket(id)]; *pp; pp = &(*pp)->next) {

@@ -13,7 +13,9 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
 - the Chrome trace is valid JSON (the Trace Event format: B and E events, balanced per rank, in
   time order per rank) holding the same states as the Paje one;
 - both hold the messages as arrows from the sending rank to the receiving one (Paje links, Chrome
-  flow events), each ending after it starts.
+  flow events), each ending after it starts;
+- the Chrome trace holds each transfer with its phases as its platform's stack priced them (the
+  paper's names) and its flow, one after the other, summing to the transfer's duration.
 Exit 1 with every failure listed. Python standard library only.
 """
 import json
@@ -25,9 +27,14 @@ import tempfile
 SRC, BUILD = sys.argv[1], sys.argv[2]
 ICSIM = os.path.join(BUILD, "bin", "icsim")
 PLATFORMS = sorted(p[:-5] for p in os.listdir(os.path.join(SRC, "platforms")) if p.endswith(".yaml"))
-CASES = [("pingpong", 2, ["osu_latency", "-m", "1:65536", "-i", "5", "-x", "1"], "MPI_Send"),
+CASES = [("pingpong", 2, ["osu_latency", "-m", "1:262144", "-i", "5", "-x", "1"], "MPI_Send"),
          ("alltoall", 8, ["osu_alltoall", "-m", "1:4096", "-i", "3", "-x", "1"], "MPI_Alltoall")]
 EPS = 1e-9
+# the phases each platform's network stack prices a large message's transfer with (skif-aurora's
+# SkifCh channel has none: its whole transfer is flow)
+PHASES = {"niisi-rapidio-4": ["rapidio control level", "rapidio segments"], "score-gige-xeon": ["generic RTS-CTS"],
+          "sibsutis-numa-ib": ["generic RTS-CTS", "generic FIN"], "sibsutis-smp-gige": ["generic RTS-CTS"],
+          "skif-aurora": ["flow"], "vniief-smpo": ["smpo control and transit"]}
 failures = []
 
 
@@ -133,9 +140,12 @@ def chrome_states(path, what):
     except ValueError as e:
         failures.append("%s: not valid JSON: %s" % (what, e))
         return None
-    open_, last, out, flows = {}, {}, [], {}
+    open_, last, out, flows, transfers = {}, {}, [], {}, {}
     for e in events:
         if e.get("ph") == "M":
+            continue
+        if e.get("ph") in ("b", "e") and e.get("cat") == "transfer":  # a transfer and its phases
+            transfers.setdefault(e["id"], []).append((e["ph"], e["name"], e["ts"]))
             continue
         if e.get("ph") in ("s", "f"):  # a message's arrow: one start and one end per id
             flows[e["id"]] = flows.get(e["id"], "") + e["ph"]
@@ -160,7 +170,24 @@ def chrome_states(path, what):
         failures.append("%s: states left open at the end" % what)
     if not flows or any(v != "sf" for v in flows.values()):
         failures.append("%s: message arrows missing or not each one start then one end" % what)
-    return out
+    names = set()
+    for tid, ev in transfers.items():
+        # "transfer" opens first and closes last; inside it the phases follow each other without gap
+        # and end where it ends (the timestamps are printed to the nanosecond)
+        if ev[0][:2] != ("b", "transfer") or ev[-1][:2] != ("e", "transfer"):
+            failures.append("%s: transfer %d is not one slice around its phases" % (what, tid))
+            break
+        inner, at = ev[1:-1], ev[0][2]
+        for b, e in zip(inner[0::2], inner[1::2]):
+            names.add(b[1])
+            if b[0] != "b" or e[0] != "e" or b[1] != e[1] or abs(b[2] - at) > 0.0015 or e[2] < b[2] - 0.0015:
+                failures.append("%s: transfer %d: its phases do not follow each other: %s" % (what, tid, inner))
+                return out, names
+            at = e[2]
+        if abs(at - ev[-1][2]) > 0.0015 * (1 + len(inner)):
+            failures.append("%s: transfer %d: its phases end at %.3f us, the transfer at %.3f us" % (what, tid, at, ev[-1][2]))
+            break
+    return out, names
 
 
 def main():
@@ -197,6 +224,13 @@ def main():
                 if len(ranks) != n:
                     failures.append("%s paje: %d ranks have states, expected %d" % (what, len(ranks), n))
             cs = chrome_states(chrome, what + " chrome")
+            phase_names = set()
+            if cs is not None:
+                cs, phase_names = cs
+            if case == "pingpong":
+                for need in PHASES.get(platform, []):
+                    if need not in phase_names:
+                        failures.append("%s chrome: no transfer phase %r (phases: %s)" % (what, need, sorted(phase_names)))
             # the same states of non-zero length (longer than 100 ns: pj_dump leaves out one of zero length at the very end)
             if cs is not None and states is not None and \
                     sorted(x[1] for x in cs if x[2] > 0.1) != sorted(s[4] for s in states if s[2] - s[1] > 1e-7):

@@ -100,7 +100,9 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
     /* Headers and padding take link time in proportion: the transfer's bytes flow at
      * link rate x moved/wire. Each switch stage re-serializes one frame (store and forward). */
     c->bandwidth_Bps *= moved / wire;
-    c->latency_s += q->switch_stages * store_forward_s(p, wire, q->route_bandwidth_Bps);
+    double sf = q->switch_stages * store_forward_s(p, wire, q->route_bandwidth_Bps);
+    c->latency_s += sf;
+    icsim_wire_add_phase(c, "store and forward", sf);
   }
   if (q->bytes > p->eager_threshold_B) {
     /* RTS out and CTS back over the same route before the payload may start. */
@@ -108,10 +110,12 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
     double one_way = q->route_latency_s + ctl_wire / q->route_bandwidth_Bps +
                      (q->network_hops > 0 ? q->switch_stages * store_forward_s(p, ctl_wire, q->route_bandwidth_Bps) : 0);
     c->latency_s += 2 * one_way + p->send_overhead_s + p->recv_overhead_s;
+    icsim_wire_add_phase(c, "RTS-CTS", 2 * one_way + p->send_overhead_s + p->recv_overhead_s);
     s->rendezvous_msgs++;
     s->control_msgs += 2;
     if (p->rendezvous_finish) { /* the FIN leaves after the data, which the latency stands for too */
       c->latency_s += one_way;
+      icsim_wire_add_phase_after(c, "FIN", one_way);
       s->control_msgs++;
     }
   } else {

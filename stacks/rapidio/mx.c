@@ -158,6 +158,11 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
   double flash = moved / (1e3 * c->bandwidth_Bps);
   c->bandwidth_Bps *= 1e3;
   c->latency_s = fmax(t.total_s - flash, 1e-12);
+  /* the paper's two levels: the control level (requests and replies through mailbox 0, waiting
+   * for a dedicated queue, doorbells), then the data moving segment by segment (status round
+   * trips and retries included); SimGrid's near-instant data phase is the flow */
+  icsim_wire_add_phase(c, "control level", t.total_s - t.data_s);
+  icsim_wire_add_phase(c, "segments", fmin(t.data_s, t.total_s) - flash);
 }
 
 /* The transfer's last byte is in: its dedicated queue and mailbox are free from now. The model

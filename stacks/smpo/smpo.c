@@ -221,6 +221,9 @@ static void smpo_wire(void *state, const struct icsim_wire_query *q, struct icsi
   double data_s = smpo_wire_bytes(p, body) / B;
   c->bandwidth_Bps = B * (n + q->envelope_bytes) / smpo_wire_bytes(p, body);
   c->latency_s = fmax(t - data_s, 1e-12);
+  /* the body's packets flowing are the flow; before them: the route's latency, the adapters'
+   * starts, the control messages (RTS-CTS in rendezvous), store and forward at transit hops */
+  icsim_wire_add_phase(c, "control and transit", t - data_s);
   if (q->id && q->msg) {
     struct smpo_flight *f = find_flight(s, 0, q->msg, 1);
     if (f)

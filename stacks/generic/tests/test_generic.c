@@ -42,7 +42,7 @@ Test(generic, eager_message_through_one_switch)
   struct generic_state s = gige();
   struct icsim_wire_query q = {.bytes = 0, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
                                .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
-  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  struct icsim_wire_cost c = {.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   /* 16 B move as an 84 B frame: rate 125e6 x 16/84; the switch re-sends the 84 B frame */
   cr_assert_float_eq(c.bandwidth_Bps, 125e6 * 16 / 84, 1e-3);
@@ -55,7 +55,7 @@ Test(generic, rendezvous_adds_a_control_round_trip)
   struct generic_state s = gige();
   struct icsim_wire_query q = {.bytes = 65536, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
                                .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
-  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  struct icsim_wire_cost c = {.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   /* data: 65552 B in 44 frames (43 x 1500 + 52): 65552 + 44 x 38 = 67224 B on the wire;
    * store and forward of one full 1538 B frame. Control: 64 + 38 = 102 B frames, each way
@@ -74,7 +74,7 @@ Test(generic, cut_through_switches_add_no_frame_time)
   s.p.store_and_forward = false;
   struct icsim_wire_query q = {.bytes = 0, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
                                .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
-  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  struct icsim_wire_cost c = {.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   cr_assert_float_eq(c.latency_s, 3.2e-6, 1e-15);
 }
@@ -84,7 +84,7 @@ Test(generic, intra_node_messages_skip_the_framing)
   struct generic_state s = gige();
   struct icsim_wire_query q = {.bytes = 100, .envelope_bytes = 16, .route_latency_s = 1e-7,
                                .route_bandwidth_Bps = 6.4e9, .network_hops = 0, .switch_stages = 0};
-  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  struct icsim_wire_cost c = {.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   cr_assert_float_eq(c.latency_s, 1e-7, 1e-15);
   cr_assert_float_eq(c.bandwidth_Bps, 6.4e9, 1e-3);
@@ -97,7 +97,7 @@ Test(generic, rendezvous_finish_adds_the_fin)
   b.p.rendezvous_finish = true;
   struct icsim_wire_query q = {.bytes = 65536, .envelope_bytes = 16, .route_latency_s = 3.2e-6,
                                .route_bandwidth_Bps = 125e6, .network_hops = 2, .switch_stages = 1};
-  struct icsim_wire_cost ca = {q.route_latency_s, q.route_bandwidth_Bps}, cb = ca;
+  struct icsim_wire_cost ca = {.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps}, cb = ca;
   generic_wire(&a, &q, &ca);
   generic_wire(&b, &q, &cb);
   /* one way of a 64 B control message: 3.2 us + 102 B (64 + 38) at 125 MB/s + the switch re-sending it */
@@ -182,16 +182,16 @@ Test(generic, eager_push_takes_off_the_flight_already_flown)
   double full = 3.2e-6 + 84 / 125e6;
   struct generic_state s = gige();
   s.p.eager_push = true;
-  struct icsim_wire_cost c = {q.route_latency_s, q.route_bandwidth_Bps};
+  struct icsim_wire_cost c = {.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   cr_assert_float_eq(c.latency_s, full - 2e-6, 1e-12);
   q.announced_s = 2e-6;
-  c = (struct icsim_wire_cost){q.route_latency_s, q.route_bandwidth_Bps};
+  c = (struct icsim_wire_cost){.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   cr_assert(c.latency_s > 0 && c.latency_s < 1e-9, "%g", c.latency_s);
   cr_assert_float_eq(s.pushed_msgs, 2, 0);
   s.p.eager_push = false;
-  c = (struct icsim_wire_cost){q.route_latency_s, q.route_bandwidth_Bps};
+  c = (struct icsim_wire_cost){.latency_s = q.route_latency_s, .bandwidth_Bps = q.route_bandwidth_Bps};
   generic_wire(&s, &q, &c);
   cr_assert_float_eq(c.latency_s, full, 1e-12);
 }

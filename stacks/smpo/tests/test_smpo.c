@@ -441,7 +441,7 @@ static void one_message(void *st, uint64_t id, int src, int dst, int src_node, i
   struct icsim_wire_query q = {.id = id, .msg = &m, .bytes = (double)bytes, .envelope_bytes = 16,
                                .src_node = src_node, .dst_node = dst_node, .route_latency_s = 1e-6,
                                .route_bandwidth_Bps = 100e6, .network_hops = 1};
-  struct icsim_wire_cost c = {1e-6, 100e6};
+  struct icsim_wire_cost c = {.latency_s = 1e-6, .bandwidth_Bps = 100e6};
   smpo_stack.wire(st, &q, &c);
   struct icsim_transfer t = {.id = id, .msg = m};
   smpo_stack.transfer_done(st, &t, 0);
