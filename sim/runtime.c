@@ -290,6 +290,20 @@ uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg
 void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_withdraw(rt->transfers, id); }
 void icsim_runtime_cancel_lingering(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_cancel(rt->transfers, id); }
 
+/* --trace: one transfer more (DELTA 1) or less (-1) on every link and channel of the route SRC -> DST. */
+static void trace_route(struct icsim_runtime *rt, int src, int dst, double now, int delta)
+{
+  static struct icsim_hop *hops;
+  static int cap;
+  if (!hops) {
+    cap = icsim_route_max_hops(&rt->pf);
+    hops = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *hops);
+  }
+  int n = icsim_route(&rt->pf, src, dst, hops, cap);
+  for (int k = 0; k < n; k++)
+    icsim_trace_link_load(rt->trace, now, hops[k].link, rt->pf.links[hops[k].link].name, delta);
+}
+
 void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, int src_host, int dst_host,
                         double size, struct icsim_wire_cost *c)
 {
@@ -320,6 +334,8 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   double phases = 0;
   for (int k = 0; k < c->nphases; k++)
     phases += c->phase[k].s;
+  if (rt->trace && t && t->id)
+    trace_route(rt, src_host, dst_host, q->now_s, 1);
   if (t && t->id) { /* the MPI messages' transfers (SMPI's own have no end report) */
     for (int k = 0; k < c->nphases; k++)
       icsim_runtime_wire_phase(rt, c->phase[k].layer, c->phase[k].name, c->phase[k].s);
@@ -351,8 +367,10 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
   const struct icsim_transfer *t = icsim_transfers_done(rt->transfers, id);
   if (!t)
     return;
-  if (rt->trace)
+  if (rt->trace) {
     icsim_trace_message_end(rt->trace, now, id);
+    trace_route(rt, t->src_host, t->dst_host, now, -1);
+  }
   /* the rest of its time is its flow: the route's latency and the bytes at SimGrid's shared rate
    * (phases a stack priced longer than the transfer turned out to be are counted up to its end) */
   double dur = now - t->started_s;

@@ -37,6 +37,9 @@ struct icsim_trace {
    * if the transfer never reported its end */
   struct open_msg *open;
   size_t open_cap, open_n;
+  /* links and node channels: how many transfers cross each now; -1: no container yet */
+  int *link_load;
+  int nlinks;
   char *buf;       /* the stream's buffer */
 };
 
@@ -60,7 +63,11 @@ static const char paje_header[] =
     "%EventDef PajeStartLink 14\n%       Time date\n%       Type string\n%       Container string\n"
     "%       Value string\n%       StartContainer string\n%       Key string\n%EndEventDef\n"
     "%EventDef PajeEndLink 15\n%       Time date\n%       Type string\n%       Container string\n"
-    "%       Value string\n%       EndContainer string\n%       Key string\n%EndEventDef\n";
+    "%       Value string\n%       EndContainer string\n%       Key string\n%EndEventDef\n"
+    "%EventDef PajeDefineVariableType 1\n%       Alias string\n%       Type string\n%       Name string\n"
+    "%       Color color\n%EndEventDef\n"
+    "%EventDef PajeSetVariable 9\n%       Time date\n%       Type string\n%       Container string\n"
+    "%       Value double\n%EndEventDef\n";
 
 int icsim_trace_format_parse(const char *s, enum icsim_trace_format *out)
 {
@@ -95,6 +102,7 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
     fputs(paje_header, f);
     fputs("0 CT_run 0 \"run\"\n0 CT_rank CT_run \"rank\"\n3 ST_rank CT_rank \"state\"\n", f);
     fputs("4 LT_msg CT_run CT_rank CT_rank \"message\"\n6 VL_msg LT_msg \"message\" \"1 1 1\"\n", f);
+    fputs("0 CT_link CT_run \"link\"\n1 VT_load CT_link \"transfers\" \"1 0 0\"\n", f);
     fputs("7 0 C_run CT_run 0 \"icsim\"\n", f);
     for (int r = 0; r < nranks; r++)
       fprintf(f, "7 0 C_rank%d CT_rank C_run \"rank %d\"\n", r, r);
@@ -291,6 +299,35 @@ void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id)
   open_drop(t, e);
 }
 
+void icsim_trace_link_load(struct icsim_trace *t, double time, int link, const char *name, int delta)
+{
+  if (!t || link < 0)
+    return;
+  if (link >= t->nlinks) {
+    int n = link + 64;
+    t->link_load = realloc(t->link_load, (size_t)n * sizeof *t->link_load);
+    for (int i = t->nlinks; i < n; i++)
+      t->link_load[i] = -1;
+    t->nlinks = n;
+  }
+  if (t->link_load[link] < 0) { /* first use: its container (Paje), from now on */
+    t->link_load[link] = 0;
+    if (t->format == ICSIM_TRACE_PAJE)
+      fprintf(t->f, "7 %.9f C_link%d CT_link C_run \"%s\"\n", time, link, name);
+  }
+  t->link_load[link] += delta;
+  if (t->link_load[link] < 0)
+    t->link_load[link] = 0;
+  if (t->format == ICSIM_TRACE_PAJE)
+    fprintf(t->f, "9 %.9f VT_load C_link%d %d\n", time, link, t->link_load[link]);
+  else {
+    fprintf(t->f, "%s{\"name\": \"%s\", \"cat\": \"link\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": 2, "
+                  "\"args\": {\"transfers\": %d}}",
+            t->first_event ? "" : ",\n", name, time * 1e6, t->link_load[link]);
+    t->first_event = 0;
+  }
+}
+
 int icsim_trace_close(struct icsim_trace *t, double end_time)
 {
   if (!t)
@@ -308,6 +345,9 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
     while (t->depth[r] > 0)
       icsim_trace_pop(t, r, end_time);
   if (t->format == ICSIM_TRACE_PAJE) {
+    for (int l = 0; l < t->nlinks; l++)
+      if (t->link_load[l] >= 0)
+        fprintf(t->f, "8 %.9f CT_link C_link%d\n", end_time, l);
     for (int r = 0; r < t->nranks; r++)
       fprintf(t->f, "8 %.9f CT_rank C_rank%d\n", end_time, r);
     fprintf(t->f, "8 %.9f CT_run C_run\n", end_time);
@@ -322,6 +362,7 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
   free(t->values);
   free(t->depth);
   free(t->open);
+  free(t->link_load);
   free(t->buf);
   free(t);
   return rc;

@@ -24,6 +24,9 @@ void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id);
  * with the rest of the transfer's time as its flow). */
 struct icsim_wire_phase;
 void icsim_trace_message_phases(struct icsim_trace *t, uint64_t id, const struct icsim_wire_phase *ph, int n);
+/* One more (DELTA 1) or one less (-1) transfer crosses link LINK (NAME) from TIME on: a variable
+ * per link and node channel (Paje), a counter (Chrome). */
+void icsim_trace_link_load(struct icsim_trace *t, double time, int link, const char *name, int delta);
 /* Ends every open state and the ranks at END_TIME and closes the file: 0, or -1 on a write error. */
 int icsim_trace_close(struct icsim_trace *t, double end_time);
 

@@ -14,6 +14,8 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
   time order per rank) holding the same states as the Paje one;
 - both hold the messages as arrows from the sending rank to the receiving one (Paje links, Chrome
   flow events), each ending after it starts;
+- both hold, per link and node channel the transfers cross, how many cross it (a Paje variable, a
+  Chrome counter), never below zero;
 - the Chrome trace holds each transfer with its phases as its platform's stack priced them (the
   paper's names) and its flow, one after the other, summing to the transfer's duration.
 Exit 1 with every failure listed. Python standard library only.
@@ -95,17 +97,23 @@ def paje_states(path, what):
     if r.returncode != 0:
         failures.append("%s: pj_dump exit %d: %s" % (what, r.returncode, r.stderr.strip()[:300]))
         return None
-    states, links = [], 0  # states: (rank, start, end, depth, name)
+    states, links, variables = [], 0, 0  # states: (rank, start, end, depth, name)
     for line in r.stdout.splitlines():
         f = [x.strip() for x in line.split(",")]
         if f[0] == "State":
             states.append((f[1], float(f[3]), float(f[4]), int(float(f[6])), f[7]))
+        elif f[0] == "Variable":  # Variable, container, type, start, end, duration, value
+            variables += 1
+            if float(f[6]) < 0 or f[2] != "transfers":
+                failures.append("%s: link %s carries %s %s transfers" % (what, f[1], f[6], f[2]))
         elif f[0] == "Link":  # Link, container, type, start, end, duration, value, from, to, key
             links += 1
             if float(f[4]) < float(f[3]) - EPS or not f[7].startswith("rank") or not f[8].startswith("rank"):
                 failures.append("%s: message arrow %s runs from %s at %s to %s at %s" % (what, f[9], f[7], f[3], f[8], f[4]))
     if links == 0:
         failures.append("%s: no message arrows" % what)
+    if variables == 0:
+        failures.append("%s: no link carries a transfer" % what)
     return states
 
 
@@ -143,6 +151,10 @@ def chrome_states(path, what):
     open_, last, out, flows, transfers = {}, {}, [], {}, {}
     for e in events:
         if e.get("ph") == "M":
+            continue
+        if e.get("ph") == "C":  # a link's load
+            if e["args"]["transfers"] < 0:
+                failures.append("%s: link %s carries %d transfers" % (what, e["name"], e["args"]["transfers"]))
             continue
         if e.get("ph") in ("b", "e") and e.get("cat") == "transfer":  # a transfer and its phases
             transfers.setdefault(e["id"], []).append((e["ph"], e["name"], e["ts"]))
