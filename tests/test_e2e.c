@@ -130,7 +130,7 @@ Test(e2e, bad_runs_are_explained)
 
 Test(e2e, sumimoto_rtt_validates)
 {
-  char dir[] = "/tmp/icsim-val-XXXXXX", cmd[256], *out;
+  char dir[] = "/tmp/icsim-val-XXXXXX", cmd[512], *out;
   cr_assert(mkdtemp(dir));
   snprintf(cmd, sizeof cmd, ICSIM " validate sumimoto-rtt --out %s/out", dir);
   cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
@@ -141,6 +141,11 @@ Test(e2e, sumimoto_rtt_validates)
   cr_assert(strncmp(out, header, strlen(header)) == 0, "%s", out);
   cr_assert(strstr(out, "sumimoto-rtt,rtt_us,0,43.328,"), "%s", out);
   cr_assert(strstr(out, ",pass\n"), "%s", out);
+  free(out);
+  /* the report shows where the run's time went, drawn from its --stats breakdown */
+  snprintf(cmd, sizeof cmd, "grep -c 'sumimoto-rtt-breakdown.png' %s/out/report.md && test -s %s/out/sumimoto-rtt-breakdown.png",
+           dir, dir);
+  cr_assert_eq(run(cmd, &out, 0), 0, "no breakdown picture in the report: %s", out);
   free(out);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   system(cmd);

@@ -174,6 +174,14 @@ static int run_entry(const struct case_run *c, int mi, struct point **sim, size_
   char *text = read_all(fd);
   close(fd);
   count_transfers(statspath, c->name, metric);
+  int sfd = open(statspath, O_RDONLY); /* where this run's time went, for the case's stacked bars */
+  if (sfd >= 0) {
+    char *json = read_all(sfd), label[96];
+    close(sfd);
+    snprintf(label, sizeof label, "%s%s%.16s, %d ranks", metric, args ? " " : "", args ? args : "", ranks);
+    split_add(c->name, label, json);
+    free(json);
+  }
   text = append_stats_fields(text, statspath);
   int bad = 0;
   const char *xfmt = case_get(y, "metrics/%d/x-format", mi);
@@ -306,6 +314,7 @@ static int run_cases(const struct icsim_yfile *files, int nfiles, int total, con
   if (!failed) {
     for (int p = 0; p < nplots; p++)
       make_plot(&plots[p], &rs, tmpdir);
+    split_plots(tmpdir);
     /* the outputs move in together: an interruption lands before or after, never between */
     sigset_t saved;
     icsim_scratch_hold(&saved);

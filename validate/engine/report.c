@@ -150,8 +150,15 @@ static void write_report(FILE *f, const struct rows *rs, const struct plot *plot
   for (size_t i = 0; i < rs->n; i++) {
     const struct row *r = &rs->r[i];
     if (strcmp(r->case_name, last_case) || strcmp(r->metric, last_metric)) {
-      if (strcmp(r->case_name, last_case))
+      if (strcmp(r->case_name, last_case)) {
         fprintf(f, "\n## %s\n", r->case_name);
+        char file[256], png[PATH_MAX];
+        split_file(r->case_name, file, sizeof file);
+        snprintf(png, sizeof png, "%s/%s", tmpdir, file);
+        if (access(png, F_OK) == 0)
+          fprintf(f, "\nWhere each run's time went (its `--stats` breakdown, all ranks):\n\n![%s: where the time went](%s)\n",
+                  r->case_name, file);
+      }
       fprintf(f, "\n### %s\n\n", r->metric);
       for (int p = 0; p < nplots; p++)
         if (!strcmp(plots[p].case_name, r->case_name) && !strcmp(plots[p].metric, r->metric)) {

@@ -103,6 +103,12 @@ struct plot {
 void plot_init(struct plot *p, const char *case_name, const char *metric, const char *unit);
 /* Draw P with gnuplot into TMPDIR (skipped when x is not numeric). */
 void make_plot(const struct plot *p, const struct rows *rs, const char *tmpdir);
+/* split.c: where each run's time went (its --stats breakdown), kept per case (label: the run's
+ * metric, arguments and ranks) and drawn as stacked bars per case into TMPDIR (split_file names
+ * the picture). */
+void split_add(const char *case_name, const char *label, const char *stats_json);
+void split_plots(const char *tmpdir);
+void split_file(const char *case_name, char *out, size_t len);
 /* Write summary.csv and report.md into TMPDIR, then move them and the plots into OUTDIR. */
 int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, const struct icsim_yfile *files,
                   int nfiles, const char *tmpdir, const char *outdir, char *err, size_t errlen);
