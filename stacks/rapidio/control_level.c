@@ -229,12 +229,15 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
     double piece = i < pieces - 1 ? msg_B : r - (pieces - 1) * msg_B;
     if (m->pulled && i > 0) { /* MX's pull: the receiver asks for each next piece (the PULL of
                                * the rendezvous asked for the first) */
-      at += control_message_s(s, m->route_lat_s);
+      double pull = control_message_s(s, m->route_lat_s);
+      at += pull;
+      t->rendezvous_s += pull;
       t->pull_requests += 1;
     }
     copy = m->pulled ? piece / p->bounce_copy_bw_Bps : 0;
     at += copy; /* pulled: the sending driver copies the piece into a bounce buffer */
     copies += copy;
+    t->copy_s += copy;
     /* eager pieces wait for a common-queue buffer; pulled pieces are drained at the rate the
      * receiving driver copies them out (its CPU load below), which bounds the buffers they hold */
     double free_at = m->pulled ? at : control_mailbox_free_at(cm, 1);
@@ -244,6 +247,7 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
       t->retries += retries;
       place_flow(s, m->src, m->dst, at, at + wait, retries * (p->segment_B + p->packet_header_B));
       at += wait;
+      t->retry_s += wait;
     }
     double segs;
     double move_s = rio_messages_s(p, piece, s->link_bw_Bps, m->route_lat_s, &segs, NULL);
@@ -353,7 +357,9 @@ static double send_to_mailbox(struct rio_state *s, struct rio_control_msg *m, st
   double nseg = (nmsg - 1) * segs_total + last_segs;
   double chain = move_s + (p->manual_programming ? nmsg : 1) * p->completion_latency_s;
   if (bytes > p->mx_rndv_threshold_B) { /* an MX large message: the receiver pulls each next piece */
-    chain += (nmsg - 1) * control_message_s(s, m->route_lat_s);
+    double pulls = (nmsg - 1) * control_message_s(s, m->route_lat_s);
+    chain += pulls;
+    t->rendezvous_s += pulls;
     t->pull_requests += nmsg - 1;
   }
   /* Controller DMA shared by all large flows in and out of each end: past its rate the
@@ -368,7 +374,9 @@ static double send_to_mailbox(struct rio_state *s, struct rio_control_msg *m, st
     double f = 1 - p->dma_bw_Bps / load; /* share of segment attempts rejected */
     double per_seg = f / (1 - f);        /* expected retries per delivered segment */
     retries = nseg * per_seg;
-    chain += retries * (rio_segment_s(p, p->segment_B, s->link_bw_Bps, m->route_lat_s) + p->retry_delay_s);
+    double again = retries * (rio_segment_s(p, p->segment_B, s->link_bw_Bps, m->route_lat_s) + p->retry_delay_s);
+    chain += again;
+    t->retry_s += again;
   }
   double wire_B = bytes + nseg * p->packet_header_B + retries * (p->segment_B + p->packet_header_B);
   chain = fmax(chain, lane_queue(s, m->src, m->dst, from, wire_B) - from);
@@ -426,6 +434,7 @@ void rio_pull_transfer(struct rio_state *s, int src, int dst, double now, double
    * mailbox 0; then the registered pages as pulled small data */
   double handshake = 2 * control_message_s(s, route_lat_s);
   t->control_messages += 2;
+  t->rendezvous_s += handshake;
   struct rio_control_msg m = {.op = RIO_SMALL_DATA, .src = src, .dst = dst, .now_s = now, .at_s = now + handshake,
                               .bytes = bytes, .route_lat_s = route_lat_s, .pulled = true};
   t->total_s = handshake + rio_control(s, &m, t);
@@ -440,12 +449,15 @@ void rio_dedicated_queue_handshake(struct rio_state *s, int src, int dst, double
   double request = rio_control(s, &m, t);
   m.op = RIO_QUEUE_REPLY;
   double reply = rio_control(s, &m, t);
+  t->request_s = request;
+  t->queue_wait_s = m.granted_s - now;
+  t->reply_s = reply;
   /* the data may flow once the request has been granted and both control messages are through */
   m.op = RIO_SEND_TO_MAILBOX;
   m.at_s = m.granted_s + (request + reply);
   double data = rio_control(s, &m, t);
   m.op = RIO_COMPLETION;
   m.at_s += data;
-  rio_control(s, &m, t);
+  t->doorbell_s = rio_control(s, &m, t);
   t->total_s = t->done_s - now;
 }

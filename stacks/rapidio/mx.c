@@ -98,6 +98,31 @@ static void report_hazard(struct rio_state *s, double bytes)
             bytes, s->p.segment_B * (ceil(bytes / s->p.segment_B) - 1), over);
 }
 
+/* Where transfer T's time goes, as the transfer's phases in the paper's terms; SimGrid's
+ * near-instant data phase (FLASH) is the flow. Control level: requests and replies through
+ * mailbox 0 (a dedicated queue's, MX's RNDV and PULL); the data: segments with their status round
+ * trips, those sent again, bounce copies; then the completion doorbell. What the model adds
+ * beyond these (driver and lane queues shared with other transfers, a common-queue slot) is "lanes
+ * and driver". */
+static void rio_phases(const struct rio_timing *t, double flash, struct icsim_wire_cost *c)
+{
+  double named = t->request_s + t->queue_wait_s + t->reply_s + t->rendezvous_s + t->copy_s + t->retry_s +
+                 t->doorbell_s;
+  double segments = t->data_s - t->retry_s - t->rendezvous_s * (t->doorbell_s > 0); /* in the queue's chain */
+  if (t->doorbell_s <= 0)
+    segments = t->data_s; /* small and pulled data: moving time only */
+  segments = fmax(segments, 0);
+  icsim_wire_add_phase(c, "mailbox-0 request", t->request_s);
+  icsim_wire_add_phase(c, "dedicated-queue wait", t->queue_wait_s);
+  icsim_wire_add_phase(c, "mailbox-0 reply", t->reply_s);
+  icsim_wire_add_phase(c, "MX rendezvous", t->rendezvous_s);
+  icsim_wire_add_phase(c, "bounce copies", t->copy_s);
+  icsim_wire_add_phase(c, "segments", fmax(segments - flash, 0));
+  icsim_wire_add_phase(c, "segment retries", t->retry_s);
+  icsim_wire_add_phase(c, "lanes and driver", t->total_s - named - segments);
+  icsim_wire_add_phase_after(c, "completion doorbell", t->doorbell_s);
+}
+
 static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
 {
   struct rio_state *s = state;
@@ -158,11 +183,7 @@ static void rio_wire(void *state, const struct icsim_wire_query *q, struct icsim
   double flash = moved / (1e3 * c->bandwidth_Bps);
   c->bandwidth_Bps *= 1e3;
   c->latency_s = fmax(t.total_s - flash, 1e-12);
-  /* the paper's two levels: the control level (requests and replies through mailbox 0, waiting
-   * for a dedicated queue, doorbells), then the data moving segment by segment (status round
-   * trips and retries included); SimGrid's near-instant data phase is the flow */
-  icsim_wire_add_phase(c, "control level", t.total_s - t.data_s);
-  icsim_wire_add_phase(c, "segments", fmin(t.data_s, t.total_s) - flash);
+  rio_phases(&t, flash, c);
 }
 
 /* The transfer's last byte is in: its dedicated queue and mailbox are free from now. The model

@@ -81,6 +81,12 @@ struct rio_timing {
   int queue;           /* large data: the dedicated queue granted at the receiver */
   size_t mailbox_index; /* large data: the (mailbox, letter) used, as an index in mailbox_free_at */
   double done_s;       /* large data: when the model predicts the queue and mailbox free again */
+  /* where total_s goes, in the paper's terms (the transfer's phases, icsim_wire_add_phase) */
+  double request_s, queue_wait_s, reply_s; /* dedicated queue: mailbox-0 request, wait, reply */
+  double retry_s;      /* segments rejected and sent again (DMA overload, common queue full) */
+  double doorbell_s;   /* dedicated queue: the completion doorbell */
+  double rendezvous_s; /* MX large message: RNDV and PULL on mailbox 0, and the later pulls */
+  double copy_s;       /* pulled pieces copied into bounce buffers */
 };
 
 /* A dedicated queue and mailbox held by a large transfer until SimGrid reports it complete. */
