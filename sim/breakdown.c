@@ -1,4 +1,6 @@
-/* Where each rank's simulated time went (icsim run --breakdown): one row per rank and the total,
+/* Where each rank's simulated time went: the accounting the MPI layer feeds (icsim_runtime_charged,
+ * icsim_runtime_in_mpi), each rank's entries (icsim_runtime_breakdown, also for --stats), and the
+ * table of icsim run --breakdown: one row per rank and the total,
  * one column per entry that is not zero somewhere (icsim_runtime_breakdown: program, compute,
  * blocked, polls, each layer's CPU by kind). A rank's entries sum to its time: from 0 to its
  * leaving MPI_Finalize, or to the end of the run. */
@@ -6,6 +8,81 @@
 #include <string.h>
 
 #include "breakdown.h"
+
+/* ---- the accounting, as the MPI layer reports charges and calls (runtime.h) ---- */
+
+const char *const icsim_cpu_kind_name[ICSIM_CPU_KINDS] = {"call", "send", "recv", "shm-send", "shm-recv"};
+
+void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks || seconds <= 0)
+    return;
+  struct icsim_rank_time *t = &rt->rank_time[rank];
+  if (t->enter_t < 0) { /* not inside a program's MPI call */
+    t->cpu_outside_s += seconds;
+    return;
+  }
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    enum icsim_cpu_kind k = kind;
+    if (rt->last_shm && i == rt->pf.network && (kind == ICSIM_CPU_SEND || kind == ICSIM_CPU_RECV))
+      k = kind == ICSIM_CPU_SEND ? ICSIM_CPU_SHM_SEND : ICSIM_CPU_SHM_RECV;
+    t->cpu_s[i][k] += rt->last_part[i];
+  }
+}
+
+void icsim_runtime_in_mpi(struct icsim_runtime *rt, int rank, int enter, double now, int final)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks)
+    return;
+  struct icsim_rank_time *t = &rt->rank_time[rank];
+  if (enter) {
+    t->enter_t = now;
+    return;
+  }
+  if (t->enter_t >= 0)
+    t->in_mpi_s += now - t->enter_t;
+  t->enter_t = -1;
+  if (final)
+    t->end_t = now;
+}
+
+static int entry(struct icsim_time_entry *out, int n, int max, const char *name, double s)
+{
+  if (n < max) {
+    snprintf(out[n].name, sizeof out[n].name, "%s", name);
+    out[n].s = s;
+  }
+  return n + 1;
+}
+
+int icsim_runtime_breakdown(const struct icsim_runtime *rt, int rank, double end_s, struct icsim_time_entry *out,
+                            int max)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks)
+    return 0;
+  const struct icsim_rank_time *t = &rt->rank_time[rank];
+  double end = t->end_t >= 0 ? t->end_t : end_s;
+  double in_mpi = t->in_mpi_s + (t->enter_t >= 0 ? end - t->enter_t : 0), cpu = t->poll_s;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    for (int k = 0; k < ICSIM_CPU_KINDS; k++)
+      cpu += t->cpu_s[i][k];
+  double compute = rt->compute_s ? rt->compute_s[rank] : 0;
+  int n = 0;
+  n = entry(out, n, max, "program", end - in_mpi - compute - t->cpu_outside_s);
+  n = entry(out, n, max, "compute", compute);
+  n = entry(out, n, max, "blocked", in_mpi - cpu);
+  n = entry(out, n, max, "mpi/poll", t->poll_s);
+  n = entry(out, n, max, "outside/cpu", t->cpu_outside_s);
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    for (int k = 0; k < ICSIM_CPU_KINDS; k++) {
+      char name[48];
+      snprintf(name, sizeof name, "%s/%s", rt->pf.layer[i]->name, icsim_cpu_kind_name[k]);
+      n = entry(out, n, max, name, t->cpu_s[i][k]);
+    }
+  return n < max ? n : max;
+}
+
+/* ---- the table ---- */
 
 #define MAXE 64
 
