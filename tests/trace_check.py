@@ -36,7 +36,7 @@ EPS = 1e-9
 # SkifCh channel has none: its whole transfer is flow)
 PHASES = {"niisi-rapidio-4": ["rapidio segments", "rapidio MX rendezvous", "rapidio bounce copies"], "score-gige-xeon": ["generic RTS-CTS"],
           "sibsutis-numa-ib": ["generic RTS-CTS", "generic FIN"], "sibsutis-smp-gige": ["generic RTS-CTS"],
-          "skif-aurora": ["flow"], "vniief-smpo": ["smpo control and transit"]}
+          "skif-aurora": ["flow"], "vniief-smpo": ["smpo adapter starts", "smpo RTS-CTS"]}
 failures = []
 
 

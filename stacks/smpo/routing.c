@@ -54,6 +54,16 @@ void smpo_routing_header(const struct smpo_routes *r, int src_module, int dst_mo
   h->transit = (uint32_t)smpo_transit_hops(r, src_module, dst_module);
 }
 
+/* Of smpo_stream_s: the store and forward at the transit modules (the largest packet, once per
+ * transit module). */
+double smpo_transit_s(const struct smpo_params *p, const double *data_B, int nmsg, int transit, double bw_Bps)
+{
+  double largest = 0, hdr = smpo_header_bytes(p), d = smpo_packet_data_bytes(p);
+  for (int i = 0; i < nmsg; i++)
+    largest = fmax(largest, hdr + fmin(d, data_B[i]));
+  return transit * largest / bw_Bps;
+}
+
 double smpo_stream_s(const struct smpo_params *p, const double *data_B, int nmsg, int transit, double route_lat_s,
                      double bw_Bps)
 {

@@ -193,20 +193,33 @@ static void smpo_wire(void *state, const struct icsim_wire_query *q, struct icsi
   struct smpo_plan plan;
   smpo_plan(p, n, &plan);
   double ctl = p->control_message_B, body, t;
+  /* the transfer's phases (the rest: the route's latency and the body's packets, its flow) */
+  double rts_cts = 0, control = 0, transit;
+  int streams = 1;
   if (plan.mode == SMPO_MODE_INLINE) {
     body = ctl + n;
     t = smpo_stream_s(p, &body, 1, h, L, B);
+    transit = smpo_transit_s(p, &body, 1, h, B);
     s->inline_msgs++;
   } else if (plan.mode == SMPO_MODE_EAGER) {
     double legs[2] = {ctl, n};
     body = n;
     t = smpo_stream_s(p, legs, 2, h, L, B);
+    transit = smpo_transit_s(p, legs, 2, h, B);
+    control = smpo_wire_bytes(p, ctl) / B;
+    streams = 2;
     s->eager_msgs++;
   } else { /* RTS out, CTS back, then the body */
     body = n;
-    t = 2 * smpo_stream_s(p, &ctl, 1, h, L, B) + smpo_stream_s(p, &body, 1, h, L, B);
+    rts_cts = 2 * smpo_stream_s(p, &ctl, 1, h, L, B);
+    t = rts_cts + smpo_stream_s(p, &body, 1, h, L, B);
+    transit = smpo_transit_s(p, &body, 1, h, B);
     s->rendezvous_msgs++;
   }
+  icsim_wire_add_phase(c, "RTS-CTS", rts_cts);
+  icsim_wire_add_phase(c, "adapter starts", streams * p->adapter_latency_s);
+  icsim_wire_add_phase(c, "control message", control);
+  icsim_wire_add_phase(c, "transit hops", transit);
   for (int i = 0; i < plan.n; i++) {
     double np = smpo_packets(p, plan.leg[i].bytes);
     s->smpo_messages++;
@@ -221,9 +234,6 @@ static void smpo_wire(void *state, const struct icsim_wire_query *q, struct icsi
   double data_s = smpo_wire_bytes(p, body) / B;
   c->bandwidth_Bps = B * (n + q->envelope_bytes) / smpo_wire_bytes(p, body);
   c->latency_s = fmax(t - data_s, 1e-12);
-  /* the body's packets flowing are the flow; before them: the route's latency, the adapters'
-   * starts, the control messages (RTS-CTS in rendezvous), store and forward at transit hops */
-  icsim_wire_add_phase(c, "control and transit", t - data_s);
   if (q->id && q->msg) {
     struct smpo_flight *f = find_flight(s, 0, q->msg, 1);
     if (f)

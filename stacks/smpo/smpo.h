@@ -229,6 +229,7 @@ void smpo_routing_header(const struct smpo_routes *r, int src_module, int dst_mo
 /* Hardware time of a stream of SMPO messages (DATA_B data bytes each, NMSG of them in a row)
  * over H transit modules at BW: route latency, the adapter's start per message, every packet's
  * bytes on the first link, and at each transit module the largest packet stored and forwarded. */
+double smpo_transit_s(const struct smpo_params *p, const double *data_B, int nmsg, int transit, double bw_Bps);
 double smpo_stream_s(const struct smpo_params *p, const double *data_B, int nmsg, int transit, double route_lat_s,
                      double bw_Bps);
 
