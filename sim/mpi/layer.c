@@ -61,6 +61,20 @@ void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int 
   m->tag = tag;
 }
 
+static struct icsim_actor_ints actor_ranks = {NULL, 0, -1};
+
+/* The calling rank: its actor's "rank" property (SMPI's deployment sets it), known before
+ * MPI_Init too; cached per actor. */
+static int actor_rank(void)
+{
+  int *mine = icsim_actor_int(&actor_ranks);
+  if (*mine < 0) {
+    const char *r = sg_actor_get_property_value(sg_actor_self(), "rank");
+    *mine = r ? atoi(r) : icsim_my_rank();
+  }
+  return *mine;
+}
+
 /* --trace: the state of rank ME's timeline that a charge of the layer's is (see icsim_occupy). */
 static void trace_push(struct icsim_runtime *rt, int me, const char *what)
 {
@@ -95,7 +109,7 @@ void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
   if (seconds <= 0)
     return;
   struct icsim_runtime *rt = icsim_runtime_get();
-  int me = icsim_my_rank();
+  int me = actor_rank(); /* MPI_Init's own charge comes before the rank is known to SMPI */
   icsim_runtime_charged(rt, me, kind, seconds);
   if (rt->trace) {
     char name[128];
@@ -164,21 +178,7 @@ void icsim_call_leave(void)
  * the timeline (--trace) a rank is always in one top-level state: "program" (its own code: the
  * trace opens one per rank at time 0) or the MPI call it is in, so they tile its time. */
 static struct icsim_actor_ints program_depth = {NULL, 0, 0};
-
-static struct icsim_actor_ints actor_ranks = {NULL, 0, -1};
 static struct icsim_actor_ints in_finalize = {NULL, 0, 0};
-
-/* The calling rank: its actor's "rank" property (SMPI's deployment sets it), known before
- * MPI_Init too; cached per actor. */
-static int actor_rank(void)
-{
-  int *mine = icsim_actor_int(&actor_ranks);
-  if (*mine < 0) {
-    const char *r = sg_actor_get_property_value(sg_actor_self(), "rank");
-    *mine = r ? atoi(r) : icsim_my_rank();
-  }
-  return *mine;
-}
 
 void icsim_enter(const char *name)
 {
