@@ -676,7 +676,10 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   }
   if (rq->trace) {
     char terr[2048];
-    if (!nt.ended)
+    if (nt.deadlocked && !icsim_output_copy("--trace", rq->trace, trace, terr, sizeof terr))
+      fprintf(stderr, "icsim: --trace %s written up to the deadlock: each rank's last state is the call it is "
+                      "stuck in\n", rq->trace);
+    else if (!nt.ended)
       fprintf(stderr, "icsim: --trace %s not written: the simulation did not run to its end\n", rq->trace);
     else if (icsim_output_copy("--trace", rq->trace, trace, terr, sizeof terr)) {
       fprintf(stderr, "icsim: %s\n", terr);
