@@ -18,7 +18,8 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
   Chrome counter), never below zero;
 - the Chrome trace holds each transfer with its phases as its platform's stack priced them (the
   paper's names) and its flow, one after the other, summing to the transfer's duration.
-Exit 1 with every failure listed. Python standard library only.
+And a deadlocked run's trace is written, both ranks stuck in MPI_Recv. Exit 1 with every failure
+listed. Python standard library only.
 """
 import json
 import os
@@ -248,6 +249,20 @@ def main():
                     sorted(x[1] for x in cs if x[2] > 0.1) != sorted(s[4] for s in states if s[2] - s[1] > 1e-7):
                 failures.append("%s: the Chrome and Paje traces hold different states" % what)
             print("%-18s %-9s %d ranks: %d states" % (platform, case, n, len(states or [])))
+    # a deadlocked run's timeline is written too: both ranks stuck in MPI_Recv (raw pushes: pj_dump
+    # leaves out states of no length at the end of a container, and this deadlock is at time 0)
+    dl = os.path.join(tmp, "deadlock.paje")
+    r = subprocess.run([ICSIM, "run", "-p", os.path.join(SRC, "platforms", "score-gige-xeon.yaml"), "-n", "2",
+                        "--host-timing", "off", "--trace", dl, os.path.join(BUILD, "tests", "progs", "deadlock")],
+                       capture_output=True, text=True, timeout=300)
+    if not os.path.exists(dl) or "written up to the deadlock" not in r.stderr:
+        failures.append("deadlock: no trace written (%s)" % r.stderr.strip()[-300:])
+    else:
+        text = open(dl).read()
+        recv = [l.split()[1] for l in text.splitlines() if l.startswith("6 ") and '"MPI_Recv"' in l]
+        stuck = {l.split()[3] for l in text.splitlines() if recv and l.startswith("11 ") and l.split()[4] == recv[0]}
+        if stuck != {"C_rank0", "C_rank1"} or subprocess.run(["pj_dump", dl], capture_output=True).returncode != 0:
+            failures.append("deadlock: the trace does not show both ranks in MPI_Recv, or pj_dump refuses it")
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0
