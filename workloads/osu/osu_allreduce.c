@@ -1,34 +1,41 @@
-/* MPI_Allreduce latency on floats (sum): sizes in bytes, from 4. */
+/* MPI_Allreduce (MPI_SUM) latency, measured as OSU Micro-Benchmarks 7.2's osu_allreduce measures it
+ * (osu_collective.h): SIZE bytes of MPI_CHAR by default (-T for another type). */
 #include <mpi.h>
 #include <stdio.h>
 
 #include "osu_collective.h"
 
 struct ctx {
-  float *sbuf, *rbuf;
+  void *sbuf, *rbuf;
+  MPI_Datatype type;
 };
 
-static void allreduce(size_t size, void *p)
+static void allreduce(int count, void *p)
 {
   struct ctx *c = p;
-  MPI_Allreduce(c->sbuf, c->rbuf, (int)(size / sizeof(float)), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(c->sbuf, c->rbuf, count, c->type, MPI_SUM, MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
-  int rank, np, status;
+  int rank, np, status, type_size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  struct osu_opts o = {4, 1 << 20, 1000, 100, 200, 10, 0, 0, 0};
-  if (osu_parse(argc, argv, &o, "osu_allreduce", 0, &status)) {
+  struct osu_opts o = OSU_COLLECTIVE_OPTS;
+  struct osu_coll_opts co = {0, NULL};
+  struct ctx c;
+  const char *type_name;
+  if (osu_parse_coll(argc, argv, &o, &co, "osu_allreduce", &status) ||
+      (status = osu_collective_type(&co, rank, "osu_allreduce", &c.type, &type_name))) {
     MPI_Finalize();
     return status;
   }
-  if (o.min_size < sizeof(float))
-    o.min_size = sizeof(float);
-  struct ctx c = {osu_buffer(o.max_size, 0), osu_buffer(o.max_size, 0)};
-  osu_collective_loop(&o, rank, np, "Allreduce", allreduce, &c);
+  MPI_Type_size(c.type, &type_size);
+  osu_collective_mem_limit(&o, rank, 1);
+  c.sbuf = osu_buffer(o.max_size, 1);
+  c.rbuf = osu_buffer(o.max_size, 0);
+  osu_collective_loop(&o, &co, rank, np, "Allreduce", type_name, type_size, allreduce, &c);
   osu_free(c.sbuf);
   osu_free(c.rbuf);
   MPI_Finalize();

@@ -15,34 +15,47 @@ static int parse_size(const char *s, size_t *out)
   return 0;
 }
 
-int osu_parse(int argc, char **argv, struct osu_opts *o, const char *name, int has_window, int *status)
+/* C, if not NULL, takes -f and -T (the collective tests). */
+static int parse(int argc, char **argv, struct osu_opts *o, struct osu_coll_opts *c, const char *name,
+                 int has_window, int *status)
 {
+  int coll = c != NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      printf("usage: %s [-m [MIN:]MAX] [-i ITERATIONS] [-x WARMUP]%s\n"
-             "  -m  message sizes in bytes (default %zu:%zu)\n"
+      printf("usage: %s [-m [MIN:]MAX] [-i ITERATIONS] [-x WARMUP]%s%s\n"
+             "  -m  message sizes in bytes (default %zu:%zu; MIN: keeps the largest)\n"
              "  -i  timed iterations per size (default %d, %d above %d bytes)\n"
-             "  -x  warm-up iterations per size (default %d, %d above %d bytes)\n%s",
-             name, has_window ? " [-W WINDOW]" : "", o->min_size, o->max_size, o->iters, o->iters_large,
-             OSU_LARGE_MESSAGE, o->skip, o->skip_large, OSU_LARGE_MESSAGE,
-             has_window ? "  -W  messages in flight per iteration (default 64)\n" : "");
+             "  -x  warm-up iterations per size (default %d, %d above %d bytes)\n%s%s",
+             name, has_window ? " [-W WINDOW]" : "", coll ? " [-f] [-T TYPE]" : "",
+             o->min_size, o->max_size, o->iters, o->iters_large, OSU_LARGE_MESSAGE, o->skip, o->skip_large,
+             OSU_LARGE_MESSAGE, has_window ? "  -W  messages in flight per iteration (default 64)\n" : "",
+             coll ? "  -f  also the minimum and maximum over ranks of their mean latency, and the iterations\n"
+                    "  -T  datatype: mpi_char (default), mpi_int or mpi_float; sizes below its size are skipped\n"
+                  : "");
       *status = 0;
       return 1;
     }
-    if (!v || (strcmp(a, "-m") && strcmp(a, "-i") && strcmp(a, "-x") && (strcmp(a, "-W") || !has_window))) {
+    if (coll && !strcmp(a, "-f")) {
+      c->full = 1;
+      continue;
+    }
+    if (!v || (strcmp(a, "-m") && strcmp(a, "-i") && strcmp(a, "-x") && (strcmp(a, "-W") || !has_window) &&
+               (strcmp(a, "-T") || !coll))) {
       fprintf(stderr, "%s: unknown or incomplete option '%s' (try -h)\n", name, a);
       *status = 2;
       return 1;
     }
     i++;
-    if (!strcmp(a, "-m")) {
+    if (!strcmp(a, "-T")) {
+      c->type = v;
+    } else if (!strcmp(a, "-m")) {
       const char *colon = strchr(v, ':');
       char lo[64];
       if (colon) {
         snprintf(lo, sizeof lo, "%.*s", (int)(colon - v), v);
-        if ((lo[0] && parse_size(lo, &o->min_size)) || parse_size(colon + 1, &o->max_size))
+        if ((lo[0] && parse_size(lo, &o->min_size)) || (colon[1] && parse_size(colon + 1, &o->max_size)))
           goto bad;
       } else if (parse_size(v, &o->max_size)) {
         goto bad;
@@ -68,6 +81,17 @@ int osu_parse(int argc, char **argv, struct osu_opts *o, const char *name, int h
     return 1;
   }
   return 0;
+}
+
+int osu_parse(int argc, char **argv, struct osu_opts *o, const char *name, int has_window, int *status)
+{
+  return parse(argc, argv, o, NULL, name, has_window, status);
+}
+
+int osu_parse_coll(int argc, char **argv, struct osu_opts *o, struct osu_coll_opts *c, const char *name,
+                   int *status)
+{
+  return parse(argc, argv, o, c, name, 0, status);
 }
 
 int osu_iters(const struct osu_opts *o, size_t size) { return size > OSU_LARGE_MESSAGE ? o->iters_large : o->iters; }

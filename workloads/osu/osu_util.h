@@ -1,7 +1,8 @@
 /* Shared option parsing, buffers and output for our OSU-style micro-benchmarks.
  * Options and output layout follow the OSU Micro-Benchmarks conventions so existing scripts
- * parse our output: -m [MIN:]MAX, -i ITERS, -x WARMUP, -W WINDOW, -h; '# Size ...' header
- * then one "size value" row per message size. Ordinary MPI: builds with mpicc or icsimcc. */
+ * parse our output: -m [MIN:]MAX, -i ITERS, -x WARMUP, -W WINDOW, and for the collectives -f (full
+ * statistics) and -T TYPE, -h; '# Size ...' header then one "size value ..." row per message size.
+ * Ordinary MPI: builds with mpicc or icsimcc. */
 #ifndef OSU_UTIL_H
 #define OSU_UTIL_H
 
@@ -18,9 +19,18 @@ struct osu_opts {
   int iters_given, skip_given;
 };
 
+/* The collective tests' further options. */
+struct osu_coll_opts {
+  int full;         /* -f: min and max over ranks and the iteration count beside the average */
+  const char *type; /* -T: datatype name as given, NULL for the default */
+};
+
 /* Parse argv into O (defaults already set by the caller). Prints usage and returns 1 if
  * the program should exit (help or bad option; *STATUS says with what). */
 int osu_parse(int argc, char **argv, struct osu_opts *o, const char *name, int has_window, int *status);
+/* The same, also taking the collective tests' -f and -T into C. */
+int osu_parse_coll(int argc, char **argv, struct osu_opts *o, struct osu_coll_opts *c, const char *name,
+                   int *status);
 int osu_iters(const struct osu_opts *o, size_t size);
 int osu_skip(const struct osu_opts *o, size_t size);
 /* Page-aligned buffer of SIZE bytes (at least one page), filled with a pattern. */
