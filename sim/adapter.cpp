@@ -256,7 +256,7 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     const char* stats = std::getenv(ICSIM_ENV_STATS);
     if (stats && *stats && !rt->deadlocked && icsim_runtime_write_stats(rt, stats, sg4::Engine::get_clock(), err, sizeof err))
       std::fprintf(stderr, "icsim: %s\n", err);
-    if (icsim_runtime_check(rt, err, sizeof err))
+    if (icsim_runtime_check(rt, sg4::Engine::get_clock(), err, sizeof err))
       std::fprintf(stderr, "icsim: invariant broken at end of run: %s\n", err);
     icsim_runtime_note(rt->deadlocked ? "deadlock\n" : "end\n");
   });

@@ -30,6 +30,17 @@ void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_ki
   }
 }
 
+void icsim_runtime_polled(struct icsim_runtime *rt, int rank, double seconds)
+{
+  if (!rt->rank_time || rank < 0 || rank >= rt->nranks || seconds <= 0)
+    return;
+  struct icsim_rank_time *t = &rt->rank_time[rank];
+  if (t->enter_t < 0) /* a call layer's own interface polling (SkifCh's channels): not in MPI */
+    t->cpu_outside_s += seconds;
+  else
+    t->poll_s += seconds;
+}
+
 void icsim_runtime_in_mpi(struct icsim_runtime *rt, int rank, int enter, double now, int final)
 {
   if (!rt->rank_time || rank < 0 || rank >= rt->nranks)

@@ -222,13 +222,8 @@ void icsim_runtime_cancel_lingering(struct icsim_runtime *rt, uint64_t id) { ics
 /* --trace: one transfer more (DELTA 1) or less (-1) on every link and channel of the route SRC -> DST. */
 static void trace_route(struct icsim_runtime *rt, int src, int dst, double now, int delta)
 {
-  static struct icsim_hop *hops;
-  static int cap;
-  if (!hops) {
-    cap = icsim_route_max_hops(&rt->pf);
-    hops = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *hops);
-  }
-  int n = icsim_route(&rt->pf, src, dst, hops, cap);
+  static struct icsim_hop hops[256]; /* not the heap: tracing must not move the program's buffers (trace.c) */
+  int n = icsim_route(&rt->pf, src, dst, hops, 256);
   for (int k = 0; k < n; k++)
     icsim_trace_link_load(rt->trace, now, hops[k].link, rt->pf.links[hops[k].link].name, delta);
 }
@@ -357,10 +352,21 @@ void icsim_runtime_note(const char *line)
   close(fd);
 }
 
-int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen)
+int icsim_runtime_check(struct icsim_runtime *rt, double end_s, char *err, size_t errlen)
 {
   if (getenv("ICSIM_DEBUG_TRANSFERS"))
     icsim_transfers_print_waiting(rt->transfers, stderr);
+  /* every rank's time split: no entry below zero (the program's own code and the time blocked
+   * are what is left of the others: a negative one means a charge counted twice or outside) */
+  for (int r = 0; r < rt->nranks && !rt->deadlocked; r++) {
+    struct icsim_time_entry e[64];
+    int n = icsim_runtime_breakdown(rt, r, end_s, e, 64);
+    for (int i = 0; i < n; i++)
+      if (e[i].s < -1e-9) {
+        snprintf(err, errlen, "rank %d's time breakdown has %s = %.9g s (below zero)", r, e[i].name, e[i].s);
+        return -1;
+      }
+  }
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->check && rt->pf.layer[i]->check(rt->state[i], err, errlen))
       return -1;

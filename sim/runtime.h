@@ -134,6 +134,8 @@ void icsim_runtime_wire_phase(struct icsim_runtime *rt, const char *layer, const
 /* Rank RANK's CPU was just charged SECONDS of the cost of KIND last computed (its parts per layer:
  * rt->last_part), at simulated time NOW: kept in its breakdown. */
 void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds);
+/* Rank RANK's CPU was just charged SECONDS of a poll that found nothing. */
+void icsim_runtime_polled(struct icsim_runtime *rt, int rank, double seconds);
 /* Rank RANK enters (1) or leaves (0) an MPI call of the program's at NOW; FINAL: MPI_Finalize. */
 void icsim_runtime_in_mpi(struct icsim_runtime *rt, int rank, int enter, double now, int final);
 /* Rank RANK's time up to END_S (its end, or the simulation's) in ENTRY order: program, compute,
@@ -211,8 +213,9 @@ void icsim_runtime_note(const char *line);
 /* Say which ranks ended without MPI_Finalize (exit() with its status, or a plain return). */
 void icsim_runtime_report_ends(const struct icsim_runtime *rt, FILE *f);
 
-/* End-of-run invariants of every stack. */
-int icsim_runtime_check(struct icsim_runtime *rt, char *err, size_t errlen);
+/* End-of-run invariants: every stack's, and no rank's time breakdown entry below zero (END_S: the
+ * run's end, for ranks still running). */
+int icsim_runtime_check(struct icsim_runtime *rt, double end_s, char *err, size_t errlen);
 
 
 #endif

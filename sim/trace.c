@@ -5,32 +5,44 @@
  * Paje: the format SimGrid writes (its trace header, one container per rank under one for the
  * run, one state type whose values are defined on first use); pj_dump (Debian's pajeng) and ViTE
  * read it. Chrome: Trace Event JSON ("B"/"E" events, microseconds; one thread per rank), which
- * Perfetto and chrome://tracing open. */
+ * Perfetto and chrome://tracing open.
+ *
+ * Nothing here touches the C library's heap (no malloc, no stdio FILE): the memory is mapped
+ * apart and the file written with write(). Simulated figures may depend on where the program's
+ * and the layer's buffers land (a registration cache keyed on addresses), and a trace must not
+ * move them: the same run gives the same figures with and without one. */
 #include "trace.h"
 
 #include "stack.h" /* struct icsim_wire_phase */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* A message whose arrow has started and not ended. */
 struct open_msg {
   uint64_t id; /* 0: an empty slot */
   int src, dst;
   double t0;
-  int nph;                     /* Chrome: its transfer's phases as the stacks priced them */
-  struct icsim_wire_phase *ph; /* (malloc'ed), or NULL */
+  int nph; /* Chrome: its transfer's phases as the stacks priced them */
+  struct icsim_wire_phase ph[ICSIM_WIRE_MAX_PHASES];
 };
 
 struct icsim_trace {
-  FILE *f;
+  int fd;
+  char *out; /* the stream's buffer: OUTCAP bytes, OUTLEN of them not yet written */
+  size_t outlen;
+  int werr;  /* a write failed (disk full): reported at the close */
   enum icsim_trace_format format;
   int nranks;
   int *depth;      /* open states per rank */
-  char **values;   /* Paje: the state names defined so far (alias = index) */
+  char (*values)[128]; /* Paje: the state names defined so far (alias = index) */
   int nvalues, capvalues;
   int first_event; /* Chrome: no comma before the first event */
   /* messages whose arrow has started and not ended, by id (open addressing), ended at the close
@@ -40,8 +52,65 @@ struct icsim_trace {
   /* links and node channels: how many transfers cross each now; -1: no container yet */
   int *link_load;
   int nlinks;
-  char *buf;       /* the stream's buffer */
 };
+
+#define OUTCAP ((size_t)1 << 20)
+
+/* Memory mapped apart from the heap (see the top), zeroed. */
+static void *tmem(size_t n)
+{
+  void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void tfree(void *p, size_t n)
+{
+  if (p)
+    munmap(p, n ? n : 1);
+}
+
+/* P (N bytes) as M bytes, its contents kept. */
+static void *tgrow(void *p, size_t n, size_t m)
+{
+  void *q = tmem(m);
+  if (q && p)
+    memcpy(q, p, n < m ? n : m);
+  tfree(p, n);
+  return q;
+}
+
+static void flush_out(struct icsim_trace *t)
+{
+  size_t done = 0;
+  while (done < t->outlen && !t->werr) {
+    ssize_t n = write(t->fd, t->out + done, t->outlen - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      t->werr = n < 0 ? errno : EIO;
+    else
+      done += (size_t)n;
+  }
+  t->outlen = 0;
+}
+
+static void emit(struct icsim_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(struct icsim_trace *t, const char *fmt, ...)
+{
+  for (int pass = 0; pass < 2; pass++) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->out + t->outlen, OUTCAP - t->outlen, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < OUTCAP - t->outlen) {
+      t->outlen += (size_t)n;
+      if (t->outlen > OUTCAP / 2)
+        flush_out(t);
+      return;
+    }
+    flush_out(t); /* no room: write out and try once more with the whole buffer */
+  }
+}
 
 static const char paje_header[] =
     "%EventDef PajeDefineContainerType 0\n%       Alias string\n%       Type string\n%       Name string\n"
@@ -83,34 +152,35 @@ int icsim_trace_format_parse(const char *s, enum icsim_trace_format *out)
 struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format format, int nranks, char *err,
                                      size_t errlen)
 {
-  struct icsim_trace *t = calloc(1, sizeof *t);
-  FILE *f = t ? fopen(path, "w") : NULL;
-  if (!f) {
+  struct icsim_trace *t = tmem(sizeof *t);
+  int fd = t ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+  if (fd < 0 || !(t->out = tmem(OUTCAP)) || !(t->depth = tmem((size_t)(nranks > 0 ? nranks : 1) * sizeof *t->depth))) {
     snprintf(err, errlen, "cannot write the trace %s", path);
-    free(t);
+    if (fd >= 0)
+      close(fd);
+    if (t) {
+      tfree(t->out, OUTCAP);
+      tfree(t, sizeof *t);
+    }
     return NULL;
   }
-  t->f = f;
-  t->buf = malloc(1 << 20);
-  if (t->buf)
-    setvbuf(f, t->buf, _IOFBF, 1 << 20);
+  t->fd = fd;
   t->format = format;
   t->nranks = nranks;
-  t->depth = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *t->depth);
   t->first_event = 1;
   if (format == ICSIM_TRACE_PAJE) {
-    fputs(paje_header, f);
-    fputs("0 CT_run 0 \"run\"\n0 CT_rank CT_run \"rank\"\n3 ST_rank CT_rank \"state\"\n", f);
-    fputs("4 LT_msg CT_run CT_rank CT_rank \"message\"\n6 VL_msg LT_msg \"message\" \"1 1 1\"\n", f);
-    fputs("0 CT_link CT_run \"link\"\n1 VT_load CT_link \"transfers\" \"1 0 0\"\n", f);
-    fputs("7 0 C_run CT_run 0 \"icsim\"\n", f);
+    emit(t, "%s", paje_header);
+    emit(t, "0 CT_run 0 \"run\"\n0 CT_rank CT_run \"rank\"\n3 ST_rank CT_rank \"state\"\n");
+    emit(t, "4 LT_msg CT_run CT_rank CT_rank \"message\"\n6 VL_msg LT_msg \"message\" \"1 1 1\"\n");
+    emit(t, "0 CT_link CT_run \"link\"\n1 VT_load CT_link \"transfers\" \"1 0 0\"\n");
+    emit(t, "7 0 C_run CT_run 0 \"icsim\"\n");
     for (int r = 0; r < nranks; r++)
-      fprintf(f, "7 0 C_rank%d CT_rank C_run \"rank %d\"\n", r, r);
+      emit(t, "7 0 C_rank%d CT_rank C_run \"rank %d\"\n", r, r);
   } else {
-    fputs("[\n", f);
+    emit(t, "[\n");
     for (int r = 0; r < nranks; r++) {
-      fprintf(f, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": %d, \"args\": {\"name\": \"rank %d\"}}",
-              t->first_event ? "" : ",\n", r, r);
+      emit(t, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": %d, \"args\": {\"name\": \"rank %d\"}}",
+           t->first_event ? "" : ",\n", r, r);
       t->first_event = 0;
     }
   }
@@ -127,16 +197,19 @@ static int paje_value(struct icsim_trace *t, const char *name)
     if (!strcmp(t->values[i], name))
       return i;
   if (t->nvalues == t->capvalues) {
-    t->capvalues = t->capvalues ? 2 * t->capvalues : 64;
-    t->values = realloc(t->values, (size_t)t->capvalues * sizeof *t->values);
+    int cap = t->capvalues ? 2 * t->capvalues : 64;
+    t->values = tgrow(t->values, (size_t)t->capvalues * sizeof *t->values, (size_t)cap * sizeof *t->values);
+    t->capvalues = t->values ? cap : 0;
+    if (!t->values)
+      return 0;
   }
-  t->values[t->nvalues] = strdup(name);
+  snprintf(t->values[t->nvalues], sizeof t->values[0], "%s", name);
   /* a colour from the name, stable across runs */
   unsigned h = 5381;
   for (const char *c = name; *c; c++)
     h = h * 33 + (unsigned char)*c;
-  fprintf(t->f, "6 V%d ST_rank \"%s\" \"%.2f %.2f %.2f\"\n", t->nvalues, name, (h & 255) / 255.0,
-          ((h >> 8) & 255) / 255.0, ((h >> 16) & 255) / 255.0);
+  emit(t, "6 V%d ST_rank \"%s\" \"%.2f %.2f %.2f\"\n", t->nvalues, name, (h & 255) / 255.0,
+       ((h >> 8) & 255) / 255.0, ((h >> 16) & 255) / 255.0);
   return t->nvalues++;
 }
 
@@ -147,9 +220,9 @@ void icsim_trace_push(struct icsim_trace *t, int rank, double time, const char *
   t->depth[rank]++;
   if (t->format == ICSIM_TRACE_PAJE) {
     int v = paje_value(t, state);
-    fprintf(t->f, "11 %.9f ST_rank C_rank%d V%d\n", time, rank, v);
+    emit(t, "11 %.9f ST_rank C_rank%d V%d\n", time, rank, v);
   } else {
-    fprintf(t->f, "%s{\"name\": \"%s\", \"ph\": \"B\", \"ts\": %.3f, \"pid\": 0, \"tid\": %d}", t->first_event ? "" : ",\n",
+    emit(t, "%s{\"name\": \"%s\", \"ph\": \"B\", \"ts\": %.3f, \"pid\": 0, \"tid\": %d}", t->first_event ? "" : ",\n",
             state, time * 1e6, rank);
     t->first_event = 0;
   }
@@ -161,9 +234,9 @@ void icsim_trace_pop(struct icsim_trace *t, int rank, double time)
     return;
   t->depth[rank]--;
   if (t->format == ICSIM_TRACE_PAJE)
-    fprintf(t->f, "12 %.9f ST_rank C_rank%d\n", time, rank);
+    emit(t, "12 %.9f ST_rank C_rank%d\n", time, rank);
   else {
-    fprintf(t->f, "%s{\"ph\": \"E\", \"ts\": %.3f, \"pid\": 0, \"tid\": %d}", t->first_event ? "" : ",\n", time * 1e6,
+    emit(t, "%s{\"ph\": \"E\", \"ts\": %.3f, \"pid\": 0, \"tid\": %d}", t->first_event ? "" : ",\n", time * 1e6,
             rank);
     t->first_event = 0;
   }
@@ -183,16 +256,15 @@ static struct open_msg *open_put(struct icsim_trace *t, uint64_t id)
     size_t old = t->open_cap;
     struct open_msg *o = t->open;
     t->open_cap = old ? 2 * old : 1024;
-    t->open = calloc(t->open_cap, sizeof *t->open);
+    t->open = tmem(t->open_cap * sizeof *t->open);
     for (size_t i = 0; i < old; i++)
       if (o[i].id)
         t->open[slot_of(t, o[i].id)] = o[i];
-    free(o);
+    tfree(o, old * sizeof *o);
   }
   size_t i = slot_of(t, id);
   if (!t->open[i].id)
     t->open_n++;
-  free(t->open[i].ph);
   t->open[i] = (struct open_msg){.id = id};
   return &t->open[i];
 }
@@ -209,7 +281,6 @@ static struct open_msg *open_find(struct icsim_trace *t, uint64_t id)
 static void open_drop(struct icsim_trace *t, struct open_msg *e)
 {
   size_t i = (size_t)(e - t->open);
-  free(e->ph);
   t->open[i] = (struct open_msg){0};
   t->open_n--;
   for (size_t j = (i + 1) & (t->open_cap - 1); t->open[j].id; j = (j + 1) & (t->open_cap - 1)) {
@@ -228,9 +299,9 @@ void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, 
   e->dst = dst;
   e->t0 = time;
   if (t->format == ICSIM_TRACE_PAJE)
-    fprintf(t->f, "14 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, src, (unsigned long long)id);
+    emit(t, "14 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, src, (unsigned long long)id);
   else {
-    fprintf(t->f, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"s\", \"id\": %llu, \"ts\": %.3f, "
+    emit(t, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"s\", \"id\": %llu, \"ts\": %.3f, "
                   "\"pid\": 0, \"tid\": %d}",
             t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, src);
     t->first_event = 0;
@@ -240,16 +311,16 @@ void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, 
 void icsim_trace_message_phases(struct icsim_trace *t, uint64_t id, const struct icsim_wire_phase *ph, int n)
 {
   struct open_msg *e = t && t->format == ICSIM_TRACE_CHROME && n > 0 ? open_find(t, id) : NULL;
-  if (!e || !(e->ph = malloc((size_t)n * sizeof *e->ph)))
+  if (!e)
     return;
-  memcpy(e->ph, ph, (size_t)n * sizeof *ph);
-  e->nph = n;
+  e->nph = n < ICSIM_WIRE_MAX_PHASES ? n : ICSIM_WIRE_MAX_PHASES;
+  memcpy(e->ph, ph, (size_t)e->nph * sizeof *ph);
 }
 
 /* Chrome: one async event PH ("b" or "e") on the transfers' track of the sending rank SRC. */
 static void async(struct icsim_trace *t, const char *ph, uint64_t id, double time, int src, const char *name)
 {
-  fprintf(t->f, "%s{\"name\": \"%s\", \"cat\": \"transfer\", \"ph\": \"%s\", \"id\": %llu, \"ts\": %.3f, "
+  emit(t, "%s{\"name\": \"%s\", \"cat\": \"transfer\", \"ph\": \"%s\", \"id\": %llu, \"ts\": %.3f, "
                 "\"pid\": 1, \"tid\": %d}",
           t->first_event ? "" : ",\n", name, ph, (unsigned long long)id, time * 1e6, src);
   t->first_event = 0;
@@ -261,9 +332,9 @@ void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id)
   if (!e)
     return;
   if (t->format == ICSIM_TRACE_PAJE) {
-    fprintf(t->f, "15 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, e->dst, (unsigned long long)id);
+    emit(t, "15 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, e->dst, (unsigned long long)id);
   } else {
-    fprintf(t->f, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %llu, "
+    emit(t, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %llu, "
                   "\"ts\": %.3f, \"pid\": 0, \"tid\": %d}",
             t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, e->dst);
     t->first_event = 0;
@@ -305,7 +376,11 @@ void icsim_trace_link_load(struct icsim_trace *t, double time, int link, const c
     return;
   if (link >= t->nlinks) {
     int n = link + 64;
-    t->link_load = realloc(t->link_load, (size_t)n * sizeof *t->link_load);
+    t->link_load = tgrow(t->link_load, (size_t)t->nlinks * sizeof *t->link_load, (size_t)n * sizeof *t->link_load);
+    if (!t->link_load) {
+      t->nlinks = 0;
+      return;
+    }
     for (int i = t->nlinks; i < n; i++)
       t->link_load[i] = -1;
     t->nlinks = n;
@@ -313,15 +388,15 @@ void icsim_trace_link_load(struct icsim_trace *t, double time, int link, const c
   if (t->link_load[link] < 0) { /* first use: its container (Paje), from now on */
     t->link_load[link] = 0;
     if (t->format == ICSIM_TRACE_PAJE)
-      fprintf(t->f, "7 %.9f C_link%d CT_link C_run \"%s\"\n", time, link, name);
+      emit(t, "7 %.9f C_link%d CT_link C_run \"%s\"\n", time, link, name);
   }
   t->link_load[link] += delta;
   if (t->link_load[link] < 0)
     t->link_load[link] = 0;
   if (t->format == ICSIM_TRACE_PAJE)
-    fprintf(t->f, "9 %.9f VT_load C_link%d %d\n", time, link, t->link_load[link]);
+    emit(t, "9 %.9f VT_load C_link%d %d\n", time, link, t->link_load[link]);
   else {
-    fprintf(t->f, "%s{\"name\": \"%s\", \"cat\": \"link\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": 2, "
+    emit(t, "%s{\"name\": \"%s\", \"cat\": \"link\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": 2, "
                   "\"args\": {\"transfers\": %d}}",
             t->first_event ? "" : ",\n", name, time * 1e6, t->link_load[link]);
     t->first_event = 0;
@@ -333,37 +408,36 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
   if (!t)
     return 0;
   /* transfers that never reported their end (collected first: each end reorders the table) */
-  uint64_t *left = malloc((t->open_n ? t->open_n : 1) * sizeof *left);
-  size_t nleft = 0;
+  size_t nleft = 0, leftsz = (t->open_n ? t->open_n : 1) * sizeof(uint64_t);
+  uint64_t *left = tmem(leftsz);
   for (size_t i = 0; left && i < t->open_cap; i++)
     if (t->open[i].id)
       left[nleft++] = t->open[i].id;
   for (size_t i = 0; i < nleft; i++)
     icsim_trace_message_end(t, end_time, left[i]);
-  free(left);
+  tfree(left, leftsz);
   for (int r = 0; r < t->nranks; r++)
     while (t->depth[r] > 0)
       icsim_trace_pop(t, r, end_time);
   if (t->format == ICSIM_TRACE_PAJE) {
     for (int l = 0; l < t->nlinks; l++)
       if (t->link_load[l] >= 0)
-        fprintf(t->f, "8 %.9f CT_link C_link%d\n", end_time, l);
+        emit(t, "8 %.9f CT_link C_link%d\n", end_time, l);
     for (int r = 0; r < t->nranks; r++)
-      fprintf(t->f, "8 %.9f CT_rank C_rank%d\n", end_time, r);
-    fprintf(t->f, "8 %.9f CT_run C_run\n", end_time);
+      emit(t, "8 %.9f CT_rank C_rank%d\n", end_time, r);
+    emit(t, "8 %.9f CT_run C_run\n", end_time);
   } else {
-    fputs("\n]\n", t->f);
+    emit(t, "\n]\n");
   }
-  int rc = ferror(t->f) ? -1 : 0;
-  if (fclose(t->f) != 0)
+  flush_out(t);
+  int rc = t->werr ? -1 : 0;
+  if (close(t->fd) != 0)
     rc = -1;
-  for (int i = 0; i < t->nvalues; i++)
-    free(t->values[i]);
-  free(t->values);
-  free(t->depth);
-  free(t->open);
-  free(t->link_load);
-  free(t->buf);
-  free(t);
+  tfree(t->values, (size_t)t->capvalues * sizeof *t->values);
+  tfree(t->depth, (size_t)(t->nranks > 0 ? t->nranks : 1) * sizeof *t->depth);
+  tfree(t->open, t->open_cap * sizeof *t->open);
+  tfree(t->link_load, (size_t)t->nlinks * sizeof *t->link_load);
+  tfree(t->out, OUTCAP);
+  tfree(t, sizeof *t);
   return rc;
 }

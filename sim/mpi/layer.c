@@ -223,9 +223,8 @@ void icsim_charge_poll(void)
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt) {
     double s = rt->pf.p.poll_instructions / rt->pf.p.clock_Hz;
-    int me = icsim_my_rank();
-    if (s > 0 && rt->rank_time && me >= 0 && me < rt->nranks)
-      rt->rank_time[me].poll_s += s;
+    int me = actor_rank();
+    icsim_runtime_polled(rt, me, s);
     if (rt->trace && s > 0) {
       trace_push(rt, me, "poll");
       icsim_occupy_cpu(s);

@@ -234,7 +234,7 @@ ssize_t SkifCh_Send(SkifCh *ch, netaddr_t dst, const struct iovec *iov, int iov_
   }
   struct icsim_msg m;
   icsim_fill_msg(rt, &m, me, SKIFCH_ADDR_RANK(dst), n, iov[0].iov_base, SKIFCH_WIRE_TAG);
-  icsim_occupy_cpu(icsim_runtime_send_cpu(rt, &m));
+  icsim_occupy(icsim_runtime_send_cpu(rt, &m), ICSIM_CPU_SEND);
   icsim_runtime_announce(rt, &m, simgrid_get_clock());
   *d->inbox_tail = pk;
   d->inbox_tail = &pk->next;
@@ -296,7 +296,7 @@ ssize_t SkifCh_Recv(SkifCh *ch, struct iovec cont[SKIFCH_CONT_SIZE], int *cont_c
   struct icsim_msg m;
   int me = icsim_my_rank();
   icsim_fill_msg(rt, &m, pl->src, me, pl->len, cont[0].iov_base, SKIFCH_WIRE_TAG);
-  icsim_occupy_cpu(icsim_runtime_recv_cpu(rt, &m));
+  icsim_occupy(icsim_runtime_recv_cpu(rt, &m), ICSIM_CPU_RECV);
   return (ssize_t)pl->len;
 }
 
