@@ -249,6 +249,13 @@ def main():
                     sorted(x[1] for x in cs if x[2] > 0.1) != sorted(s[4] for s in states if s[2] - s[1] > 1e-7):
                 failures.append("%s: the Chrome and Paje traces hold different states" % what)
             print("%-18s %-9s %d ranks: %d states" % (platform, case, n, len(states or [])))
+    # a run whose figures depend on where buffers land (generic's registration cache is keyed on
+    # addresses): a trace must not move them
+    prog = ["osu_allreduce", "-m", "131072:1048576", "-i", "50", "-x", "5"]
+    rc0, out0, _ = run("sibsutis-numa-ib", 4, prog, [])
+    rc1, out1, _ = run("sibsutis-numa-ib", 4, prog, ["--trace", os.path.join(tmp, "r.json"), "--trace-format", "chrome"])
+    if rc0 or rc1 or out0 != out1:
+        failures.append("registration-sensitive allreduce: the figures change with --trace:\n%s\n%s" % (out0, out1))
     # a deadlocked run's timeline is written too: both ranks stuck in MPI_Recv (raw pushes: pj_dump
     # leaves out states of no length at the end of a container, and this deadlock is at time 0)
     dl = os.path.join(tmp, "deadlock.paje")
