@@ -116,6 +116,12 @@ static int check_trace(const struct run_request *rq, char *err, size_t errlen)
              rq->trace, is_platform ? "platform" : "program");
     return -1;
   }
+  char ta[PATH_MAX], sa[PATH_MAX], e2[256];
+  if (rq->stats && !absolute_target("--trace", rq->trace, ta, sizeof ta, e2, sizeof e2) &&
+      !absolute_target("--stats", rq->stats, sa, sizeof sa, e2, sizeof e2) && !strcmp(ta, sa)) {
+    snprintf(err, errlen, "--trace %s and --stats %s are the same file; give each its own", rq->trace, rq->stats);
+    return -1;
+  }
   return icsim_output_check("--trace", rq->trace, err, errlen);
 }
 
