@@ -100,6 +100,7 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
     /* Headers and padding take link time in proportion: the transfer's bytes flow at
      * link rate x moved/wire. Each switch stage re-serializes one frame (store and forward). */
     c->bandwidth_Bps *= moved / wire;
+    icsim_wire_add_phase(c, "frame headers", (wire - moved) / q->route_bandwidth_Bps);
     double sf = q->switch_stages * store_forward_s(p, wire, q->route_bandwidth_Bps);
     c->latency_s += sf;
     icsim_wire_add_phase(c, "store and forward", sf);

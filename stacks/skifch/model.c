@@ -106,6 +106,8 @@ static void skifch_wire(void *state, const struct icsim_wire_query *q, struct ic
   double moved = q->bytes + q->envelope_bytes, wire = moved + pieces * s->p.header_B;
   s->wire_bytes += wire;
   c->bandwidth_Bps *= moved / wire;
+  /* the headers' share of the link time, at the route's rate (the rest of the bytes are the flow) */
+  icsim_wire_add_phase(c, "torus headers", (wire - moved) / q->route_bandwidth_Bps);
   /* Eager push: the sender's adapter writes an eager message into the receiver's ring as soon
    * as it is sent, whether or not the receive is posted (SimGrid would start it only then): the
    * part of the flight already behind it when SimGrid starts the transfer is not paid again. */
