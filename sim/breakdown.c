@@ -22,11 +22,15 @@ void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_ki
     t->cpu_outside_s += seconds;
     return;
   }
+  double sum = 0;
+  for (int i = 0; i < rt->pf.nlayers; i++)
+    sum += rt->last_part[i];
+  double f = sum > 0 ? seconds / sum : 0; /* SECONDS: what the charge took, shared as its parts */
   for (int i = 0; i < rt->pf.nlayers; i++) {
     enum icsim_cpu_kind k = kind;
     if (rt->last_shm && i == rt->pf.network && (kind == ICSIM_CPU_SEND || kind == ICSIM_CPU_RECV))
       k = kind == ICSIM_CPU_SEND ? ICSIM_CPU_SHM_SEND : ICSIM_CPU_SHM_RECV;
-    t->cpu_s[i][k] += rt->last_part[i];
+    t->cpu_s[i][k] += rt->last_part[i] * f;
   }
 }
 
@@ -77,7 +81,7 @@ int icsim_runtime_breakdown(const struct icsim_runtime *rt, int rank, double end
   for (int i = 0; i < rt->pf.nlayers; i++)
     for (int k = 0; k < ICSIM_CPU_KINDS; k++)
       cpu += t->cpu_s[i][k];
-  double compute = rt->compute_s ? rt->compute_s[rank] : 0;
+  double compute = t->compute_s;
   int n = 0;
   n = entry(out, n, max, "program", end - in_mpi - compute - t->cpu_outside_s);
   n = entry(out, n, max, "compute", compute);

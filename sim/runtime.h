@@ -68,6 +68,7 @@ struct icsim_rank_time {
   double in_mpi_s;  /* inside the program's MPI calls, those ended */
   double end_t;     /* when it left MPI_Finalize (-1: not yet) */
   double poll_s;    /* polls that found nothing */
+  double compute_s; /* declared computation, as the simulated clock measured it */
   double cpu_s[ICSIM_MAX_LAYERS][ICSIM_CPU_KINDS];
   double cpu_outside_s; /* layer costs charged outside any MPI call (a call layer's own interface) */
 };

@@ -110,16 +110,18 @@ void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
     return;
   struct icsim_runtime *rt = icsim_runtime_get();
   int me = actor_rank(); /* MPI_Init's own charge comes before the rank is known to SMPI */
-  icsim_runtime_charged(rt, me, kind, seconds);
+  char name[128];
   if (rt->trace) {
-    char name[128];
     charge_name(rt, kind, name, sizeof name);
     trace_push(rt, me, name);
-    icsim_occupy_cpu(seconds);
-    trace_pop(rt, me);
-    return;
   }
+  /* the breakdown keeps what the charge took on the simulated clock (SimGrid ends an execution
+   * within its work-amount precision of the request), so that a rank's entries sum to its time */
+  double t0 = simgrid_get_clock();
   icsim_occupy_cpu(seconds);
+  icsim_runtime_charged(rt, me, kind, simgrid_get_clock() - t0);
+  if (rt->trace)
+    trace_pop(rt, me);
 }
 
 void icsim_occupy_cpu(double seconds)
@@ -224,14 +226,13 @@ void icsim_charge_poll(void)
   if (rt) {
     double s = rt->pf.p.poll_instructions / rt->pf.p.clock_Hz;
     int me = actor_rank();
-    icsim_runtime_polled(rt, me, s);
-    if (rt->trace && s > 0) {
+    if (rt->trace && s > 0)
       trace_push(rt, me, "poll");
-      icsim_occupy_cpu(s);
+    double t0 = simgrid_get_clock();
+    icsim_occupy_cpu(s);
+    icsim_runtime_polled(rt, me, simgrid_get_clock() - t0);
+    if (rt->trace && s > 0)
       trace_pop(rt, me);
-    } else {
-      icsim_occupy_cpu(s);
-    }
   }
 }
 
@@ -334,7 +335,10 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
   double t = icsim_runtime_compute_time(rt, me, &w);
   if (t > 0) {
     trace_push(rt, me, "compute");
+    double t0 = simgrid_get_clock();
     smpi_execute_flops(t * sg_host_get_speed(sg_host_self()));
+    if (rt->rank_time && me >= 0 && me < rt->nranks)
+      rt->rank_time[me].compute_s += simgrid_get_clock() - t0;
     trace_pop(rt, me);
   }
   if (me < rt->nranks)
