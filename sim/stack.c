@@ -69,17 +69,14 @@ size_t icsim_counters_out(struct icsim_counter *out, size_t max, const struct ic
   return n;
 }
 
-void icsim_wire_add_phase(struct icsim_wire_cost *c, const char *name, double s)
+static void add_phase(struct icsim_wire_cost *c, const char *name, double s, int after)
 {
   if (s > 0 && c->nphases < ICSIM_WIRE_MAX_PHASES)
-    c->phase[c->nphases++] = (struct icsim_wire_phase){name, s, NULL, 0};
+    c->phase[c->nphases++] = (struct icsim_wire_phase){name, s, NULL, after};
 }
 
-void icsim_wire_add_phase_after(struct icsim_wire_cost *c, const char *name, double s)
-{
-  if (s > 0 && c->nphases < ICSIM_WIRE_MAX_PHASES)
-    c->phase[c->nphases++] = (struct icsim_wire_phase){name, s, NULL, 1};
-}
+void icsim_wire_add_phase(struct icsim_wire_cost *c, const char *name, double s) { add_phase(c, name, s, 0); }
+void icsim_wire_add_phase_after(struct icsim_wire_cost *c, const char *name, double s) { add_phase(c, name, s, 1); }
 
 int icsim_eager_push(const struct icsim_wire_query *q, struct icsim_wire_cost *c)
 {

@@ -36,6 +36,16 @@ static json_t *sets_object(const char *sets)
   return o;
 }
 
+/* "A_B_s" from A and B (B may be NULL), '/', '-' and ' ' as '_': a counter's name in seconds. */
+static const char *plain_key(char *key, size_t len, const char *a, const char *b)
+{
+  snprintf(key, len, "%s%s%s_s", a, b ? "_" : "", b ? b : "");
+  for (char *c = key; *c; c++)
+    if (*c == '/' || *c == '-' || *c == ' ')
+      *c = '_';
+  return key;
+}
+
 char *icsim_stats_json(struct icsim_runtime *rt, double simulated_s)
 {
   json_t *root = json_object();
@@ -94,12 +104,8 @@ char *icsim_stats_json(struct icsim_runtime *rt, double simulated_s)
       sum[i].s += row[i].s;
   }
   for (int i = 0; i < ne; i++) {
-    char key[64];
-    snprintf(key, sizeof key, "%s_s", sum[i].name);
-    for (char *c = key; *c; c++)
-      if (*c == '/' || *c == '-')
-        *c = '_';
-    counter(bd, key, sum[i].s, "s");
+    char key[96];
+    counter(bd, plain_key(key, sizeof key, sum[i].name, NULL), sum[i].s, "s");
   }
   json_object_set_new(root, "breakdown", bd);
   /* the transfers' time by phase as the stacks priced it, and the rest (flow); it overlaps the
@@ -107,11 +113,7 @@ char *icsim_stats_json(struct icsim_runtime *rt, double simulated_s)
   json_t *wp = json_object();
   for (int k = 0; k < rt->nwire_phases; k++) {
     char key[96];
-    snprintf(key, sizeof key, "%s_%s_s", rt->wire_phase[k].layer, rt->wire_phase[k].name);
-    for (char *c = key; *c; c++)
-      if (*c == '/' || *c == '-' || *c == ' ')
-        *c = '_';
-    counter(wp, key, rt->wire_phase[k].s, "s");
+    counter(wp, plain_key(key, sizeof key, rt->wire_phase[k].layer, rt->wire_phase[k].name), rt->wire_phase[k].s, "s");
   }
   counter(wp, "flow_s", rt->wire_flow_s, "s");
   counter(wp, "transfers", rt->wire_transfers_done, "transfers");

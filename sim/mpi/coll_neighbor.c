@@ -19,14 +19,6 @@
 
 enum { NEIGHBOR_TAG = ICSIM_COLL_TAG + 64 };
 
-static const struct icsim_topo *topo_of(MPI_Comm comm)
-{
-  const struct icsim_comm *r = icsim_comm_find(comm);
-  return r ? r->topo : NULL;
-}
-
-static int *ints(const int *a, int n) { return icsim_ints(a, n); }
-
 
 /* The calling rank's neighbours on COMM: receive from in[i] with tag intag[i], send to out[i]
  * with tag outtag[i]. */
@@ -43,29 +35,29 @@ static void nbrs_free(struct nbrs *nb)
 static int neighbours(MPI_Comm comm, struct nbrs *nb)
 {
   *nb = (struct nbrs){0, 0, NULL, NULL, NULL, NULL};
-  const struct icsim_topo *t = topo_of(comm);
+  const struct icsim_topo *t = icsim_topo_of(comm);
   int cart = 0, nd = 0;
   if (t && t->kind == MPI_GRAPH) {
     int me = 0;
     PMPI_Comm_rank(comm, &me);
     int lo = me ? t->index[me - 1] : 0;
     nb->nin = nb->nout = t->index[me] - lo;
-    nb->in = ints(t->edges + lo, nb->nin);
-    nb->out = ints(t->edges + lo, nb->nout);
+    nb->in = icsim_ints(t->edges + lo, nb->nin);
+    nb->out = icsim_ints(t->edges + lo, nb->nout);
   } else if (t && t->kind == MPI_DIST_GRAPH) {
     nb->nin = t->indeg, nb->nout = t->outdeg;
-    nb->in = ints(t->in, nb->nin);
-    nb->out = ints(t->out, nb->nout);
+    nb->in = icsim_ints(t->in, nb->nin);
+    nb->out = icsim_ints(t->out, nb->nout);
   } else {
     if (!t || PMPI_Cartdim_get(comm, &nd) != MPI_SUCCESS)
       return MPI_ERR_TOPOLOGY;
     cart = 1;
     nb->nin = nb->nout = 2 * nd;
-    nb->in = ints(NULL, nb->nin);
-    nb->out = ints(NULL, nb->nout);
+    nb->in = icsim_ints(NULL, nb->nin);
+    nb->out = icsim_ints(NULL, nb->nout);
   }
-  nb->intag = ints(NULL, nb->nin);
-  nb->outtag = ints(NULL, nb->nout);
+  nb->intag = icsim_ints(NULL, nb->nin);
+  nb->outtag = icsim_ints(NULL, nb->nout);
   if (!nb->in || !nb->out || !nb->intag || !nb->outtag) {
     nbrs_free(nb);
     return MPI_ERR_NO_MEM;

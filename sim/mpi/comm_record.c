@@ -82,6 +82,12 @@ struct icsim_topo *icsim_topo_copy(const struct icsim_topo *t)
   return c;
 }
 
+struct icsim_topo *icsim_topo_of(MPI_Comm comm)
+{
+  struct icsim_comm *r = icsim_comm_find(comm);
+  return r ? r->topo : NULL;
+}
+
 void icsim_topo_mark_cart(MPI_Comm comm)
 {
   struct icsim_comm *r = comm == MPI_COMM_NULL ? NULL : icsim_comm_get(comm);

@@ -42,6 +42,8 @@ struct icsim_comm *icsim_comm_find(MPI_Comm comm);
  * refuses an attribute on. MPI_COMM_WORLD (one object shared by every rank) has one per rank. */
 struct icsim_comm *icsim_comm_get(MPI_Comm comm);
 
+/* COMM's topology, or NULL. */
+struct icsim_topo *icsim_topo_of(MPI_Comm comm);
 /* A topology's copy (MPI_Comm_dup copies it) and its end. */
 struct icsim_topo *icsim_topo_copy(const struct icsim_topo *t);
 void icsim_topo_free(struct icsim_topo *t);
@@ -55,7 +57,7 @@ int *icsim_ints(const int *a, int n);
  * comparison). */
 extern int icsim_ninters;
 /* COMM's intercommunicator groups, or NULL. */
-static inline const struct icsim_inter *icsim_inter_of(MPI_Comm comm)
+static inline struct icsim_inter *icsim_inter_of(MPI_Comm comm)
 {
   if (!icsim_ninters)
     return NULL;

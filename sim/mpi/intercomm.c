@@ -23,13 +23,6 @@
 #include "comm_record.h"
 #include "layer.h"
 
-/* COMM's groups (its record, comm_record.c), or NULL when it is not an intercommunicator. */
-static struct icsim_inter *find(MPI_Comm comm)
-{
-  struct icsim_comm *r = icsim_ninters ? icsim_comm_find(comm) : NULL;
-  return r ? r->inter : NULL;
-}
-
 /* The end of an SMPI call that makes a communicator, on every member of union U: SMPI's split lets a
  * rank go once it has its part (one that gets no communicator, at once) while its root still sends
  * the others theirs, and a message the program sends next (announced by the layer) could then be
@@ -144,7 +137,7 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
   if (!icsim_runtime_get())
     return PMPI_Intercomm_merge(inter, high, out);
   icsim_charge_call("MPI_Intercomm_merge");
-  struct icsim_inter *x = find(inter);
+  struct icsim_inter *x = icsim_inter_of(inter);
   if (!x)
     return icsim_error(inter, "MPI_Intercomm_merge", MPI_ERR_COMM);
   int n = x->lsize + x->rsize, *highs = malloc(sizeof(int) * (size_t)n), mine = high ? 1 : 0;
@@ -152,7 +145,7 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
    * messages are SMPI's, bracketed as such */
   icsim_smpi_enter(NULL);
   int rc = PMPI_Allgather(&mine, 1, MPI_INT, highs, 1, MPI_INT, inter);
-  x = find(inter); /* other ranks ran meanwhile */
+  x = icsim_inter_of(inter); /* other ranks ran meanwhile */
   if (rc == MPI_SUCCESS) {
     int remote_high = x->rsize ? highs[x->rbase] : 0;
     /* the group that asked for "high" goes last; when both asked alike, the union's order decides */
@@ -167,14 +160,14 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *out)
 /* A duplicate of an intercommunicator is one too (called after SMPI duplicated the union). */
 void icsim_inter_dup(MPI_Comm from, MPI_Comm to)
 {
-  struct icsim_inter *x = find(from);
+  struct icsim_inter *x = icsim_inter_of(from);
   if (x && to != MPI_COMM_NULL)
     record(to, x->lsize, x->rsize, x->local_first);
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-  if (find(comm)) {
+  if (icsim_inter_of(comm)) {
     *flag = 1;
     return MPI_SUCCESS;
   }
@@ -183,7 +176,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 
 int MPI_Comm_size(MPI_Comm comm, int *size)
 {
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   if (x && size) {
     *size = x->lsize;
     return MPI_SUCCESS;
@@ -193,7 +186,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   if (x && rank) {
     *rank = x->lrank;
     return MPI_SUCCESS;
@@ -203,7 +196,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
 
 int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   if (!x)
     return icsim_runtime_get() ? icsim_error(comm, "MPI_Comm_remote_size", MPI_ERR_COMM)
                                : PMPI_Comm_remote_size(comm, size);
@@ -224,7 +217,7 @@ static int sub_group(MPI_Comm u, int base, int k, MPI_Group *out)
 
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   if (!x)
     return icsim_runtime_get() ? icsim_error(comm, "MPI_Comm_remote_group", MPI_ERR_COMM)
                                : PMPI_Comm_remote_group(comm, group);
@@ -233,7 +226,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   if (!x)
     return PMPI_Comm_group(comm, group);
   return sub_group(comm, x->lbase, x->lsize, group);
@@ -292,13 +285,13 @@ static int count_color(const int *all, int base, int k, int color, int who, int 
 int icsim_inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
 {
   icsim_charge_call("MPI_Comm_split");
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   if (!out)
     return icsim_error(comm, "MPI_Comm_split", MPI_ERR_ARG);
   if (color < 0 && color != MPI_UNDEFINED)
     return icsim_error(comm, "MPI_Comm_split", MPI_ERR_ARG);
   int *all = exchange(comm, x, color, key);
-  x = find(comm);
+  x = icsim_inter_of(comm);
   int pos = 0, ln = 0, rn = 0;
   if (color != MPI_UNDEFINED) {
     ln = count_color(all, x->lbase, x->lsize, color, x->lrank, &pos);
@@ -320,9 +313,9 @@ int icsim_inter_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out)
   int pos = MPI_UNDEFINED, size = 0;
   PMPI_Group_rank(group, &pos);
   PMPI_Group_size(group, &size);
-  struct icsim_inter *x = find(comm);
+  struct icsim_inter *x = icsim_inter_of(comm);
   int *all = exchange(comm, x, pos, size);
-  x = find(comm);
+  x = icsim_inter_of(comm);
   int ln = all[2 * x->lbase + 1], rn = all[2 * x->rbase + 1];
   free(all);
   *out = MPI_COMM_NULL;

@@ -61,20 +61,6 @@ void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int 
   m->tag = tag;
 }
 
-static struct icsim_actor_ints actor_ranks = {NULL, 0, -1};
-
-/* The calling rank: its actor's "rank" property (SMPI's deployment sets it), known before
- * MPI_Init too; cached per actor. */
-static int actor_rank(void)
-{
-  int *mine = icsim_actor_int(&actor_ranks);
-  if (*mine < 0) {
-    const char *r = sg_actor_get_property_value(sg_actor_self(), "rank");
-    *mine = r ? atoi(r) : icsim_my_rank();
-  }
-  return *mine;
-}
-
 /* --trace: the state of rank ME's timeline that a charge of the layer's is (see icsim_occupy). */
 static void trace_push(struct icsim_runtime *rt, int me, const char *what)
 {
@@ -109,7 +95,7 @@ void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
   if (seconds <= 0)
     return;
   struct icsim_runtime *rt = icsim_runtime_get();
-  int me = actor_rank(); /* MPI_Init's own charge comes before the rank is known to SMPI */
+  int me = icsim_my_rank();
   char name[128];
   if (rt->trace) {
     charge_name(rt, kind, name, sizeof name);
@@ -194,7 +180,7 @@ void icsim_enter(const char *name)
    * when someone looks at where the time goes (it costs a context switch per call) */
   if (rt->host_timing && rt->time_observed)
     smpi_execute_flops_benched(0);
-  int me = actor_rank();
+  int me = icsim_my_rank();
   *icsim_actor_int(&in_finalize) = strcmp(name, "MPI_Finalize") == 0;
   icsim_runtime_in_mpi(rt, me, 1, simgrid_get_clock(), 0);
   if (rt->trace) {
@@ -211,7 +197,7 @@ void icsim_leave(void)
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
     return;
-  int me = actor_rank(), final = *icsim_actor_int(&in_finalize);
+  int me = icsim_my_rank(), final = *icsim_actor_int(&in_finalize);
   icsim_runtime_in_mpi(rt, me, 0, simgrid_get_clock(), final);
   if (rt->trace) {
     trace_pop(rt, me);
@@ -225,7 +211,7 @@ void icsim_charge_poll(void)
   struct icsim_runtime *rt = icsim_runtime_get();
   if (rt) {
     double s = rt->pf.p.poll_instructions / rt->pf.p.clock_Hz;
-    int me = actor_rank();
+    int me = icsim_my_rank();
     if (rt->trace && s > 0)
       trace_push(rt, me, "poll");
     double t0 = simgrid_get_clock();

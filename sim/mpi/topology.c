@@ -12,12 +12,6 @@
 #include "coll.h"
 #include "comm_record.h"
 
-static struct icsim_topo *topo_of(MPI_Comm comm)
-{
-  struct icsim_comm *r = icsim_comm_find(comm);
-  return r ? r->topo : NULL;
-}
-
 /* COMM's topology becomes T (one a duplicate copied is replaced). */
 static int attach(MPI_Comm comm, struct icsim_topo *t)
 {
@@ -33,8 +27,6 @@ static int attach(MPI_Comm comm, struct icsim_topo *t)
   return MPI_SUCCESS;
 }
 
-static int *ints(const int *a, int n) { return icsim_ints(a, n); }
-
 /* SMPI's MPI_Topo_test is a stub too: the layer marks the Cartesian communicators it sees made
  * (MPI_Cart_create, MPI_Cart_sub: comm.c, icsim_topo_mark_cart) and answers for all three kinds. */
 int MPI_Topo_test(MPI_Comm comm, int *status)
@@ -44,7 +36,7 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
     return icsim_error(comm, "MPI_Topo_test", MPI_ERR_ARG);
   if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
     return icsim_error(MPI_COMM_NULL, "MPI_Topo_test", MPI_ERR_COMM);
-  const struct icsim_topo *t = topo_of(comm);
+  const struct icsim_topo *t = icsim_topo_of(comm);
   *status = t ? t->kind : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
@@ -74,15 +66,15 @@ int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edg
   struct icsim_topo *t = calloc(1, sizeof *t);
   if (t) {
     *t = (struct icsim_topo){.kind = MPI_GRAPH, .nnodes = nnodes, .nedges = nedges};
-    t->index = ints(index, nnodes);
-    t->edges = ints(edges, nedges);
+    t->index = icsim_ints(index, nnodes);
+    t->edges = icsim_ints(edges, nedges);
   }
   return icsim_error(comm, "MPI_Graph_create", attach(*out, t));
 }
 
 static const struct icsim_topo *graph_of(MPI_Comm comm)
 {
-  const struct icsim_topo *t = topo_of(comm);
+  const struct icsim_topo *t = icsim_topo_of(comm);
   return t && t->kind == MPI_GRAPH ? t : NULL;
 }
 
@@ -168,10 +160,10 @@ static struct icsim_topo *dist_graph(int indeg, const int *in, const int *inw, i
   if (!t)
     return NULL;
   *t = (struct icsim_topo){.kind = MPI_DIST_GRAPH, .indeg = indeg, .outdeg = outdeg, .weighted = weighted};
-  t->in = ints(in, indeg);
-  t->out = ints(out, outdeg);
-  t->inw = ints(weighted ? inw : NULL, indeg);
-  t->outw = ints(weighted ? outw : NULL, outdeg);
+  t->in = icsim_ints(in, indeg);
+  t->out = icsim_ints(out, outdeg);
+  t->inw = icsim_ints(weighted ? inw : NULL, indeg);
+  t->outw = icsim_ints(weighted ? outw : NULL, outdeg);
   if (!t->in || !t->out || !t->inw || !t->outw) {
     icsim_topo_free(t);
     return NULL;
@@ -299,7 +291,7 @@ int MPI_Dist_graph_create(MPI_Comm comm, int nsrc, const int *sources, const int
 
 static const struct icsim_topo *dist_of(MPI_Comm comm)
 {
-  const struct icsim_topo *t = topo_of(comm);
+  const struct icsim_topo *t = icsim_topo_of(comm);
   return t && t->kind == MPI_DIST_GRAPH ? t : NULL;
 }
 
