@@ -119,7 +119,9 @@ static void rio_phases(const struct rio_timing *t, double flash, struct icsim_wi
   icsim_wire_add_phase(c, "bounce copies", t->copy_s);
   icsim_wire_add_phase(c, "segments", fmax(segments - flash, 0));
   icsim_wire_add_phase(c, "segment retries", t->retry_s);
-  icsim_wire_add_phase(c, "lanes and driver", t->total_s - named - segments);
+  /* the rest, a difference of sums: below a picosecond it is their rounding, not a wait */
+  double rest = t->total_s - named - segments;
+  icsim_wire_add_phase(c, "lanes and driver", rest > 1e-12 ? rest : 0);
   icsim_wire_add_phase_after(c, "completion doorbell", t->doorbell_s);
 }
 
