@@ -56,6 +56,11 @@ struct icsim_coll {
  * COMM, or its separate non-blocking shadow when NONBLOCKING; for one of the layer's
  * intercommunicators, the shadow of its union and its groups (C->is_inter). */
 ICSIM_HIDDEN int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c);
+/* icsim_coll_enter in two steps, for calls that check their arguments in between: PEEK fills C
+ * but its communicator (C->comm is COMM), SHADOW then sets the shadow (making it on first use,
+ * a collective step). */
+ICSIM_HIDDEN int icsim_coll_peek(const char *call, MPI_Comm comm, struct icsim_coll *c);
+ICSIM_HIDDEN void icsim_coll_shadow(struct icsim_coll *c, MPI_Comm comm, int nonblocking);
 /* coll_check.c: the arguments' checks SMPI's own collectives make (MPI_SUCCESS or the error
  * class), before any message. Scan also checks MPI_Exscan and MPI_Reduce_scatter_block. */
 ICSIM_HIDDEN int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int root);

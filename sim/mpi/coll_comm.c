@@ -69,7 +69,7 @@ static int tag_of(const char *call)
   return ICSIM_COLL_TAG;
 }
 
-int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c)
+int icsim_coll_peek(const char *call, MPI_Comm comm, struct icsim_coll *c)
 {
   if (!icsim_runtime_get() || comm == MPI_COMM_NULL)
     return 0;
@@ -91,15 +91,28 @@ int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct ic
   PMPI_Comm_rank(comm, &c->me);
   c->tag = tag_of(call);
   *err_slot() = MPI_SUCCESS;
-  if (c->n == 1) {
-    c->comm = comm;
-    return 1;
-  }
+  c->comm = comm;
+  return 1;
+}
+
+/* The shadow C's collective runs on, made at its first use: a collective step of its own, which
+ * only a call whose arguments have passed may take (a rank whose call fails returns alone). */
+void icsim_coll_shadow(struct icsim_coll *c, MPI_Comm comm, int nonblocking)
+{
+  if (c->n == 1)
+    return;
   struct icsim_comm *s = shadows_of(comm);
   MPI_Comm *dup = nonblocking ? &s->nbc : &s->coll;
   if (*dup == MPI_COMM_NULL)
     *dup = make_shadow(comm);
   c->comm = *dup;
+}
+
+int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocking, struct icsim_coll *c)
+{
+  if (!icsim_coll_peek(call, comm, c))
+    return 0;
+  icsim_coll_shadow(c, comm, nonblocking);
   return 1;
 }
 

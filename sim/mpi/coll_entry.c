@@ -4,8 +4,10 @@
  * (coll_persistent.c) forms come through here too, so the arrows run one way: entry -> inter ->
  * families -> coll_comm.c.
  *
- * Each public entry point is `if (!icsim_coll_enter(...)) return PMPI_X(...);`, the argument
- * checks (coll_check.c), then the algorithm on the shadow communicator. */
+ * Each public entry point is `if (!icsim_coll_peek(...)) return PMPI_X(...);`, the argument
+ * checks (coll_check.c), then the shadow communicator (icsim_coll_shadow: a rank whose arguments
+ * fail returns its error alone, as MPI's do, without a collective step the others never join) and
+ * the algorithm on it. */
 #include <stdlib.h>
 
 #include "coll.h"
@@ -154,10 +156,13 @@ int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *sco
   int MPI_##NAME PARAMS                                                                                    \
   {                                                                                                        \
     struct icsim_coll c;                                                                                   \
-    if (!icsim_coll_enter("MPI_" #NAME, comm, 0, &c))                                                      \
+    if (!icsim_coll_peek("MPI_" #NAME, comm, &c))                                                          \
       return icsim_error(comm, "MPI_" #NAME, PMPI_##NAME ARGS);                                            \
     int rc = CHECK;                                                                                        \
-    return icsim_error(comm, "MPI_" #NAME, rc != MPI_SUCCESS ? rc : icsim_coll_result(RUN));              \
+    if (rc != MPI_SUCCESS)                                                                                 \
+      return icsim_error(comm, "MPI_" #NAME, rc);                                                          \
+    icsim_coll_shadow(&c, comm, 0);                                                                        \
+    return icsim_error(comm, "MPI_" #NAME, icsim_coll_result(RUN));                                        \
   }
 
 BLOCKING(Barrier, (MPI_Comm comm),

@@ -92,12 +92,26 @@ static int exchange(const char *call, MPI_Comm comm, int nonblocking, const stru
                     MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter(call, comm, nonblocking, &c)) /* outside icsim or no communicator: SMPI has none */
+  if (!icsim_coll_peek(call, comm, &c)) /* outside icsim or no communicator: SMPI has none */
     return icsim_error(MPI_COMM_NULL, call, MPI_ERR_COMM);
   struct nbrs nb;
   int rc = neighbours(comm, &nb);
   if (rc != MPI_SUCCESS)
     return icsim_error(comm, call, rc);
+  /* each block's count and type, known only now that the neighbours are (MPICH checks them too) */
+  for (int i = 0; rc == MPI_SUCCESS && i < nb.nin + nb.nout; i++) {
+    const struct side *x = i < nb.nin ? r : s;
+    int j = i < nb.nin ? i : i - nb.nin;
+    if ((x->counts ? x->counts[j] : x->count) < 0)
+      rc = MPI_ERR_COUNT;
+    else if (!icsim_type_valid(x->types ? x->types[j] : x->type))
+      rc = MPI_ERR_TYPE;
+  }
+  if (rc != MPI_SUCCESS) {
+    nbrs_free(&nb);
+    return icsim_error(comm, call, rc);
+  }
+  icsim_coll_shadow(&c, comm, nonblocking); /* only now: a failing rank returns alone */
   MPI_Request *reqs = malloc((size_t)(nb.nin + nb.nout + 1) * sizeof *reqs);
   if (!reqs) {
     nbrs_free(&nb);

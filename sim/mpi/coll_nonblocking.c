@@ -35,18 +35,22 @@ static int finish(int rc, MPI_Request *req)
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ibarrier", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ibarrier", comm, &c))
     return icsim_error(comm, "MPI_Ibarrier", PMPI_Ibarrier(comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ibarrier", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_barrier(&c), req)));
 }
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ibcast", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ibcast", comm, &c))
     return icsim_error(comm, "MPI_Ibcast", PMPI_Ibcast(buf, count, type, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_bcast(&c, buf, count, type, root);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ibcast", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_bcast(&c, buf, count, type, root), req)));
 }
 
@@ -54,9 +58,11 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
                 MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ireduce", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ireduce", comm, &c))
     return icsim_error(comm, "MPI_Ireduce", PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce(&c, sbuf, rbuf, count, type, op, root);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ireduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req)));
 }
 
@@ -64,9 +70,11 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
                    MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iallreduce", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iallreduce", comm, &c))
     return icsim_error(comm, "MPI_Iallreduce", PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allreduce(&c, sbuf, rbuf, count, type, op);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iallreduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req)));
 }
 
@@ -74,9 +82,11 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Da
                         MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ireduce_scatter", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ireduce_scatter", comm, &c))
     return icsim_error(comm, "MPI_Ireduce_scatter", PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ireduce_scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req)));
 }
 
@@ -84,18 +94,22 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
                               MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ireduce_scatter_block", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ireduce_scatter_block", comm, &c))
     return icsim_error(comm, "MPI_Ireduce_scatter_block", PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, rcount, type, op);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ireduce_scatter_block", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req)));
 }
 
 int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iscan", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iscan", comm, &c))
     return icsim_error(comm, "MPI_Iscan", PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req)));
 }
 
@@ -103,9 +117,11 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
                 MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iexscan", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iexscan", comm, &c))
     return icsim_error(comm, "MPI_Iexscan", PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iexscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req)));
 }
 
@@ -113,9 +129,11 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
                 int root, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Igather", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Igather", comm, &c))
     return icsim_error(comm, "MPI_Igather", PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Igather", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req)));
 }
 
@@ -123,9 +141,11 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Igatherv", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Igatherv", comm, &c))
     return icsim_error(comm, "MPI_Igatherv", PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Igatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req)));
 }
 
@@ -133,9 +153,11 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
                  int root, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iscatter", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iscatter", comm, &c))
     return icsim_error(comm, "MPI_Iscatter", PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iscatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req)));
 }
 
@@ -143,9 +165,11 @@ int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_D
                   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iscatterv", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iscatterv", comm, &c))
     return icsim_error(comm, "MPI_Iscatterv", PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iscatterv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req)));
 }
 
@@ -153,9 +177,11 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iallgather", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iallgather", comm, &c))
     return icsim_error(comm, "MPI_Iallgather", PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iallgather", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req)));
 }
 
@@ -163,9 +189,11 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
                     const int *displs, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Iallgatherv", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Iallgatherv", comm, &c))
     return icsim_error(comm, "MPI_Iallgatherv", PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Iallgatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req)));
 }
 
@@ -173,9 +201,11 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
                   MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ialltoall", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ialltoall", comm, &c))
     return icsim_error(comm, "MPI_Ialltoall", PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ialltoall", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req)));
 }
 
@@ -183,9 +213,11 @@ int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
                    const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ialltoallv", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ialltoallv", comm, &c))
     return icsim_error(comm, "MPI_Ialltoallv", PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ialltoallv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req)));
 }
 
@@ -194,8 +226,10 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
                    MPI_Request *req)
 {
   struct icsim_coll c;
-  if (!icsim_coll_enter("MPI_Ialltoallw", comm, 1, &c))
+  if (!icsim_coll_peek("MPI_Ialltoallw", comm, &c))
     return icsim_error(comm, "MPI_Ialltoallw", PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
+  if (rc == MPI_SUCCESS)
+    icsim_coll_shadow(&c, comm, 1);
   return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req)));
 }

@@ -6,6 +6,7 @@
  * the messages and costs are the blocking form's, charged at the start; a program that needs the
  * collective to overlap something it posts after MPI_Start deadlocks, and icsim says so. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll.h"
 
@@ -35,18 +36,66 @@ static struct pcoll *find(MPI_Request h)
   return NULL;
 }
 
-/* A new persistent collective request with the arguments in ARGS. */
-static int make(const struct pcoll *args, MPI_Request *req)
+/* The blocking collective's argument checks (coll_check.c), made when the request is made, as
+ * MPICH makes them: an error at MPI_Start would come too late for the program to see which call
+ * was wrong. The communicator's size and rank are read here without making its shadow, which
+ * the first start makes as before (icsim_coll_peek). */
+static int check(const struct pcoll *a)
 {
+  struct icsim_coll c;
+  if (!icsim_coll_peek("MPI_Start", a->comm, &c))
+    return MPI_SUCCESS; /* outside icsim, or SMPI reports the communicator at the start */
+  switch (a->kind) {
+  case ICSIM_COLL_BARRIER: return MPI_SUCCESS;
+  case ICSIM_COLL_BCAST: return icsim_check_bcast(&c, a->rbuf, a->rcount, a->rtype, a->root);
+  case ICSIM_COLL_REDUCE: return icsim_check_reduce(&c, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root);
+  case ICSIM_COLL_ALLREDUCE: return icsim_check_allreduce(&c, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op);
+  case ICSIM_COLL_GATHER:
+    return icsim_check_gather(&c, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root);
+  case ICSIM_COLL_GATHERV:
+    return icsim_check_gatherv(&c, a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls, a->rtype, a->root);
+  case ICSIM_COLL_SCATTER:
+    return icsim_check_scatter(&c, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root);
+  case ICSIM_COLL_SCATTERV:
+    return icsim_check_scatterv(&c, a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->rcount, a->rtype, a->root);
+  case ICSIM_COLL_ALLGATHER:
+    return icsim_check_allgather(&c, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype);
+  case ICSIM_COLL_ALLGATHERV:
+    return icsim_check_allgatherv(&c, a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls, a->rtype);
+  case ICSIM_COLL_ALLTOALL:
+    return icsim_check_alltoall(&c, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype);
+  case ICSIM_COLL_ALLTOALLV:
+    return icsim_check_alltoallv(&c, a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->rcounts, a->rdispls,
+                                 a->rtype);
+  case ICSIM_COLL_ALLTOALLW:
+    return icsim_check_alltoallw(&c, a->sbuf, a->scounts, a->sdispls, a->stypes, a->rbuf, a->rcounts, a->rdispls,
+                                 a->rtypes);
+  case ICSIM_COLL_REDUCE_SCATTER:
+    return icsim_check_reduce_scatter(&c, a->sbuf, a->rbuf, a->rcounts, a->rtype, a->op);
+  case ICSIM_COLL_REDUCE_SCATTER_BLOCK:
+  case ICSIM_COLL_SCAN:
+  case ICSIM_COLL_EXSCAN: return icsim_check_scan(&c, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op);
+  }
+  return MPI_SUCCESS;
+}
+
+/* A new persistent collective request with the arguments in ARGS. */
+static int make(const struct pcoll *args, MPI_Request *req, const char *fn)
+{
+  /* FN is the function's own name, which the entry bracket's renaming prefixed (gen_entries.py) */
+  const char *call = strncmp(fn, "icsim_layer_", 12) ? fn : fn + 12;
   if (!req)
-    return icsim_error(args->comm, "MPI_*_init", MPI_ERR_ARG);
+    return icsim_error(args->comm, call, MPI_ERR_ARG);
+  int bad = check(args);
+  if (bad != MPI_SUCCESS)
+    return icsim_error(args->comm, call, bad);
   struct pcoll *p = malloc(sizeof *p);
   if (!p)
-    return icsim_error(args->comm, "MPI_*_init", MPI_ERR_NO_MEM);
+    return icsim_error(args->comm, call, MPI_ERR_NO_MEM);
   int rc = icsim_engine_stand_in(req);
   if (rc != MPI_SUCCESS) {
     free(p);
-    return icsim_error(args->comm, "MPI_*_init", rc);
+    return icsim_error(args->comm, call, rc);
   }
   *p = *args;
   p->h = *req;
@@ -116,7 +165,7 @@ static int pcoll_free(MPI_Request *req)
   do {                                                                                                             \
     (void)info;                                                                                                    \
     struct pcoll a = {.comm = comm, __VA_ARGS__};                                                                  \
-    return make(&a, req);                                                                                          \
+    return make(&a, req, __func__);                                                                                          \
   } while (0)
 
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) { MAKE(.kind = ICSIM_COLL_BARRIER); }

@@ -106,7 +106,12 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 
 /* ---- error handlers ---- */
 
-/* MPI_ERRORS_ARE_FATAL: say which call failed and how, and stop the run. */
+/* Which argument was wrong and why (checks.c), for the fatal handler's message; NULL: none. */
+static const char *detail;
+void icsim_error_detail(const char *what) { detail = what; }
+
+/* MPI_ERRORS_ARE_FATAL: say which call failed and how (the argument and its value when the
+ * entry checks found it), and stop the run as MPI_Abort would. */
 static void fatal(const char *call, int rc, const char *on)
 {
   char what[MPI_MAX_ERROR_STRING];
@@ -114,9 +119,9 @@ static void fatal(const char *call, int rc, const char *on)
   if (MPI_Error_string(rc, what, &len) != MPI_SUCCESS) /* errors.c: the program's codes too */
     len = snprintf(what, sizeof what, "error code %d", rc);
   fprintf(stderr,
-          "icsim: rank %d: %s failed: %.*s. The %s's error handler is MPI_ERRORS_ARE_FATAL, so the run stops (set "
+          "icsim: rank %d: %s failed: %.*s%s%s%s. The %s's error handler is MPI_ERRORS_ARE_FATAL, so the run stops (set "
           "MPI_ERRORS_RETURN on it to get the error code back)\n",
-          icsim_my_rank(), call, len, what, on);
+          icsim_my_rank(), call, len, what, detail ? " (" : "", detail ? detail : "", detail ? ")" : "", on);
   icsim_stop(1);
 }
 

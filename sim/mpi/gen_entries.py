@@ -110,6 +110,110 @@ def param_name(p):
     return names[-1]
 
 
+def param_type(p, name):
+    """The type of parameter text P named NAME ("const void *", "int *" for "int reqs[]")."""
+    t = p
+    if "[" in t:
+        t = re.sub(r"\[[^\]]*\]", "", t) + " *"
+    t = re.sub(r"\b%s\b" % re.escape(name), "", t, count=1)
+    return " ".join(t.replace("*", " * ").split()).replace("* *", "**")
+
+
+SEND_P2P = {"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend", "MPI_Isend", "MPI_Issend", "MPI_Irsend", "MPI_Ibsend",
+            "MPI_Send_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Bsend_init"}
+RECV_P2P = {"MPI_Recv", "MPI_Irecv", "MPI_Recv_init", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe"}
+OTHER_P2P = {"MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Mrecv", "MPI_Imrecv"}
+REQUEST_ARRAYS = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
+                  "MPI_Startall"}
+RMA_CALLS = {"MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op", "MPI_Compare_and_swap",
+             "MPI_Rput", "MPI_Rget", "MPI_Raccumulate", "MPI_Rget_accumulate"}
+TYPE_MAKERS = {"MPI_Type_indexed", "MPI_Type_create_hindexed", "MPI_Type_create_struct", "MPI_Type_create_indexed",
+               "MPI_Type_hindexed", "MPI_Type_struct"}
+# point to point: which count and type go with each buffer
+BUF_OF = {"buf": ("count", "type"), "sbuf": ("scount", "stype"), "rbuf": ("rcount", "rtype")}
+
+
+def checks(name, params):
+    """The argument checks (sim/mpi/checks.h) of entry point NAME, as C statements, in MPICH's
+    order: the handles the call acts on, then counts, ranks, tags, types, buffers and pointers. """
+    ps = [(param_type(p, param_name(p)), param_name(p)) for p in params]
+    names = {n for _, n in ps}
+    typed = dict((n, t) for t, n in ps)
+    out = []
+
+    def q(s):
+        return '"%s"' % s
+    if typed.get("comm") == "MPI_Comm" and name != "MPI_Abort":
+        out.append("icsim_check_comm(&ck, %s, comm);" % q("comm"))
+    if typed.get("win") == "MPI_Win":
+        out.append("icsim_check_win(&ck, %s, win);" % q("win"))
+    if name.startswith("MPI_Info_") and typed.get("info") == "MPI_Info":
+        out.append("icsim_check_info(&ck, %s, info);" % q("info"))
+    if name in ("MPI_Mrecv", "MPI_Imrecv"):
+        out.append("icsim_check_message(&ck, %s, msg);" % q("msg"))
+    p2p = name in SEND_P2P or name in RECV_P2P or name in OTHER_P2P
+    if p2p:
+        for n in ("count", "scount", "rcount"):
+            if n in names:
+                out.append("icsim_check_count(&ck, %s, %s);" % (q(n), n))
+        for n in ("dest", "src"):
+            if n in names:
+                out.append("icsim_check_rank(&ck, %s, %s, comm, %d);" % (q(n), n, n == "src"))
+        for n in ("tag", "stag", "rtag"):
+            if n in names:
+                recv = n == "rtag" or (n == "tag" and name in RECV_P2P)
+                out.append("icsim_check_tag(&ck, %s, %s, %d);" % (q(n), n, recv))
+        for b, (cn, tn) in BUF_OF.items():
+            if tn in names:
+                out.append("icsim_check_type(&ck, %s, %s);" % (q(tn), tn))
+        for b, (cn, tn) in BUF_OF.items():
+            if b in names and cn in names and tn in names:
+                out.append("icsim_check_buf(&ck, %s, %s, %s, %s);" % (q(b), b, cn, tn))
+    if re.match(r"MPI_I?[Nn]eighbor_", name):
+        # the layer's neighbourhood algorithms index the buffers straight away (coll_neighbor.c)
+        for n in ("scount", "rcount"):
+            if n in names:
+                out.append("icsim_check_count(&ck, %s, %s);" % (q(n), n))
+        for n in ("stype", "rtype"):
+            if n in names:
+                out.append("icsim_check_type(&ck, %s, %s);" % (q(n), n))
+        for b, (cn, tn) in BUF_OF.items():
+            if b in names and cn in names and tn in names:
+                out.append("icsim_check_buf(&ck, %s, %s, %s, %s);" % (q(b), b, cn, tn))
+    if name in ("MPI_Get_elements", "MPI_Get_elements_x"):
+        out.append("icsim_check_ptr(&ck, %s, status);" % q("status"))
+        out.append("icsim_check_type(&ck, %s, type);" % q("datatype"))
+    if name == "MPI_Comm_create_group":
+        out.append("icsim_check_tag(&ck, %s, tag, 0);" % q("tag"))
+    if name in ("MPI_Pack", "MPI_Unpack"):
+        # MPICH: a null input buffer with data to pack is a wrong argument, not a wrong buffer
+        out.append("if (%s > 0) icsim_check_data(&ck, %s, in);" % ("incount" if name == "MPI_Pack" else "insize", q("inbuf")))
+    if name in RMA_CALLS:
+        # the origin and result buffers; SMPI checks a null one but not MPI_BOTTOM, which a binary's
+        # null becomes through the adaptor, and the layer's one-sided calls would read it
+        for b, cn, tn in (("obuf", "ocount", "otype"), ("rbuf", "rcount", "rtype"), ("obuf", "1", "type"),
+                          ("rbuf", "1", "type"), ("cbuf", "1", "type")):
+            if b in names and (cn == "1" or cn in names) and tn in names and (cn != "1" or "ocount" not in names):
+                out.append("icsim_check_buf(&ck, %s, %s, %s, %s);" % (q(b), b, cn, tn))
+    if name in REQUEST_ARRAYS:
+        out.append("icsim_check_count(&ck, %s, n);" % q("count"))
+        out.append("if (n > 0) icsim_check_ptr(&ck, %s, reqs);" % q("array_of_requests"))
+    if name in TYPE_MAKERS:
+        out.append("icsim_check_count(&ck, %s, count);" % q("count"))
+        out.append("icsim_check_counts(&ck, %s, lens, count);" % q("array_of_blocklengths"))
+    if name in ("MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared"):
+        out.append("icsim_check_win_size(&ck, %s, size);" % q("size"))
+        out.append("icsim_check_disp_unit(&ck, %s, disp);" % q("disp_unit"))
+    for t, n in ps:
+        if t == "MPI_Request *" and n == "req":
+            out.append("icsim_check_ptr(&ck, %s, req);" % q("request"))
+        if t == "MPI_Message *" and name in ("MPI_Mprobe", "MPI_Improbe"):
+            out.append("icsim_check_ptr(&ck, %s, msg);" % q("message"))
+    on_comm = "comm" if typed.get("comm") == "MPI_Comm" else "MPI_COMM_NULL"
+    on_win = "win" if typed.get("win") == "MPI_Win" else "MPI_WIN_NULL"
+    return out, on_comm, on_win
+
+
 def main(argv):
     out_h, out_c, cc = argv[1], argv[2], argv[3]
     sep = argv.index("--")
@@ -132,7 +236,8 @@ def main(argv):
     h.append("#endif")
     c = ["/* Generated by sim/mpi/gen_entries.py: every MPI call a program makes, bracketed (layer.c:",
          " * icsim_enter, icsim_leave) around the layer's own function. Do not edit. */",
-         "#include <mpi.h>", "", "void icsim_enter(const char *name);", "void icsim_leave(void);"]
+         "#include <mpi.h>", "#include \"mpi/checks.h\"", "", "void icsim_enter(const char *name);",
+         "void icsim_leave(void);"]
     for name in sorted(entries):
         ret, params, _ = entries[name]
         plist = [] if params in ("", "void") else split_params(params)
@@ -142,6 +247,18 @@ def main(argv):
         c.append("%s %s(%s)" % (ret, name, params or "void"))
         c.append("{")
         c.append('  icsim_enter("%s");' % name)
+        ck, on_comm, on_win = checks(name, plist)
+        if ck and ret == "int":
+            c.append('  if (icsim_checking()) {')
+            c.append('    struct icsim_check ck = {"%s", MPI_SUCCESS, ""};' % name)
+            for line in ck:
+                c.append("    " + line)
+            c.append("    if (ck.rc != MPI_SUCCESS) {")
+            c.append("      int r = icsim_check_end(&ck, %s, %s);" % (on_comm, on_win))
+            c.append("      icsim_leave();")
+            c.append("      return r;")
+            c.append("    }")
+            c.append("  }")
         if ret == "void":
             c.append("  icsim_layer_%s(%s);" % (name, args))
             c.append("  icsim_leave();")

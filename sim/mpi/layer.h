@@ -62,6 +62,8 @@ void icsim_charge_poll(void);
 int icsim_error(MPI_Comm comm, const char *call, int rc);
 /* The same for a call on window WIN (its own error handler). */
 int icsim_win_error(MPI_Win win, const char *call, int rc);
+/* The wrong argument behind the next icsim_error or icsim_win_error (checks.c), or NULL. */
+void icsim_error_detail(const char *what);
 
 /* intercomm.c: MPI_Comm_dup of an intercommunicator (its duplicate is one too), and MPI_Comm_split
  * and MPI_Comm_create of one (the layer's entry points in comm.c call them). */

@@ -167,19 +167,21 @@ def gen_arg(kind, n, name, fname):
     dt = 1 if hk == "datatype" else 0
     if mode == "":
         return ("%s %s" % (A, name), "void *", [], "abi_h_in(%s, %s, FID)" % (K, name), [], 1, dt)
+    # A null pointer from the program stays null on the layer's side, whose entry checks report it
+    # as MPI's error (MPI_ERR_ARG through the error handler) instead of the adaptor writing through it.
     if mode == "out":
         pre = ["void *th_%s = NULL;" % name]
-        post = ["if (rc_ == T_SUCCESS) *%s = abi_h_out(%s, th_%s);" % (name, K, name)]
-        return ("%s *%s" % (A, name), "void **", pre, "&th_%s" % name, post, 1, 0)
+        post = ["if (rc_ == T_SUCCESS && %s) *%s = abi_h_out(%s, th_%s);" % (name, name, K, name)]
+        return ("%s *%s" % (A, name), "void **", pre, "%s ? &th_%s : NULL" % (name, name), post, 1, 0)
     if mode in ("free", "inout", "ptr"):
-        pre = ["void *th_%s = abi_h_in(%s, *%s, FID);" % (name, K, name)]
+        pre = ["void *th_%s = %s ? abi_h_in(%s, *%s, FID) : NULL;" % (name, name, K, name)]
         if mode == "ptr":
             post = []
         else:
             pre.append("void *th0_%s = th_%s;" % (name, name))
-            post = ["if (rc_ == T_SUCCESS && th_%s != th0_%s) { abi_h_release(%s, *%s); *%s = abi_h_out(%s, th_%s); }"
-                    % (name, name, K, name, name, K, name)]
-        return ("%s *%s" % (A, name), "void **", pre, "&th_%s" % name, post, 1, 0)
+            post = ["if (rc_ == T_SUCCESS && %s && th_%s != th0_%s) { abi_h_release(%s, *%s); *%s = abi_h_out(%s, th_%s); }"
+                    % (name, name, name, K, name, name, K, name)]
+        return ("%s *%s" % (A, name), "void **", pre, "%s ? &th_%s : NULL" % (name, name), post, 1, 0)
     if mode == "arr":
         pre = []
         if n == "commsize":  # as long as the communicator argument `comm` is large

@@ -1,0 +1,157 @@
+/* The entry bracket's argument checks (checks.h says what and why).
+ *
+ * The classes are MPICH's for the same mistake (its MPIR_ERRTEST_* macros): a null handle or one
+ * of the wrong kind, a negative count, a rank outside the group, a tag outside 0..MPI_TAG_UB, a
+ * type not committed, a null buffer that would hold data, a null pointer where MPI writes a
+ * handle back (MPI_ERR_ARG). tests/mpi/errors_diff.py compares them call by call with MPICH's. */
+#include <stdio.h>
+
+#include "checks.h"
+#include "comm_record.h"
+#include "layer.h"
+
+int icsim_checking(void) { return icsim_runtime_get() != NULL; }
+
+static int failed(struct icsim_check *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static int failed(struct icsim_check *c, int rc, const char *fmt, ...)
+{
+  c->rc = rc;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->what, sizeof c->what, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+void icsim_check_comm(struct icsim_check *c, const char *name, MPI_Comm comm)
+{
+  if (!c->rc && comm == MPI_COMM_NULL)
+    failed(c, MPI_ERR_COMM, "%s is MPI_COMM_NULL", name);
+}
+
+void icsim_check_win(struct icsim_check *c, const char *name, MPI_Win win)
+{
+  if (!c->rc && win == MPI_WIN_NULL)
+    failed(c, MPI_ERR_WIN, "%s is MPI_WIN_NULL", name);
+}
+
+void icsim_check_ptr(struct icsim_check *c, const char *name, const void *p)
+{
+  if (!c->rc && p == NULL)
+    failed(c, MPI_ERR_ARG, "%s is a null pointer", name);
+}
+
+void icsim_check_data(struct icsim_check *c, const char *name, const void *p)
+{
+  if (!c->rc && (p == NULL || p == MPI_BOTTOM))
+    failed(c, MPI_ERR_ARG, "%s is a null pointer", name);
+}
+
+void icsim_check_count(struct icsim_check *c, const char *name, long long n)
+{
+  if (!c->rc && n < 0)
+    failed(c, MPI_ERR_COUNT, "%s = %lld is negative", name, n);
+}
+
+void icsim_check_counts(struct icsim_check *c, const char *name, const int *v, int n)
+{
+  if (c->rc || !v)
+    return;
+  for (int i = 0; i < n; i++)
+    if (v[i] < 0) {
+      failed(c, MPI_ERR_COUNT, "%s[%d] = %d is negative", name, i, v[i]);
+      return;
+    }
+}
+
+void icsim_check_type(struct icsim_check *c, const char *name, MPI_Datatype type)
+{
+  if (c->rc)
+    return;
+  if (type == MPI_DATATYPE_NULL)
+    failed(c, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", name);
+  else if (!icsim_type_valid(type))
+    failed(c, MPI_ERR_TYPE, "%s has not been committed (MPI_Type_commit)", name);
+}
+
+void icsim_check_op(struct icsim_check *c, const char *name, MPI_Op op)
+{
+  if (!c->rc && op == MPI_OP_NULL)
+    failed(c, MPI_ERR_OP, "%s is MPI_OP_NULL", name);
+}
+
+/* A null buffer is MPI_BOTTOM (SMPI's own value for it comes from the adaptor, which maps the
+ * ABI's MPI_BOTTOM there): data at absolute addresses, which only a derived type can give. */
+void icsim_check_buf(struct icsim_check *c, const char *name, const void *buf, int count, MPI_Datatype type)
+{
+  if (c->rc || (buf != NULL && buf != MPI_BOTTOM) || count <= 0 || type == MPI_DATATYPE_NULL || !icsim_type_valid(type))
+    return;
+  int ni, na, nd, combiner = MPI_COMBINER_NAMED;
+  if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED &&
+      icsim_type_bytes(count, type) > 0)
+    failed(c, MPI_ERR_BUFFER, "%s is a null pointer with %d elements of a predefined type", name, count);
+}
+
+void icsim_check_rank(struct icsim_check *c, const char *name, int rank, MPI_Comm comm, int any)
+{
+  if (c->rc || rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE))
+    return;
+  const struct icsim_inter *in = icsim_inter_of(comm);
+  int n = 0;
+  if (in)
+    n = in->rsize;
+  else if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return; /* not a communicator SMPI knows: its own call says so */
+  if (rank < 0 || rank >= n)
+    failed(c, MPI_ERR_RANK, "%s = %d is not a rank of the %s (size %d)%s", name, rank,
+           in ? "remote group" : "communicator", n, any ? ", MPI_ANY_SOURCE nor MPI_PROC_NULL" : " nor MPI_PROC_NULL");
+}
+
+void icsim_check_tag(struct icsim_check *c, const char *name, int tag, int any)
+{
+  if (c->rc || (any && tag == MPI_ANY_TAG))
+    return;
+  static int ub;
+  if (!ub) {
+    int *v = NULL, flag = 0;
+    ub = PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag && v ? *v : 32767;
+  }
+  if (tag < 0 || tag > ub)
+    failed(c, MPI_ERR_TAG, "%s = %d is outside 0..MPI_TAG_UB (%d)%s", name, tag, ub, any ? " and not MPI_ANY_TAG" : "");
+}
+
+void icsim_check_message(struct icsim_check *c, const char *name, const MPI_Message *msg)
+{
+  if (c->rc)
+    return;
+  /* not *msg == MPI_MESSAGE_NULL: SMPI's header makes it MPI_MESSAGE_NO_PROC, a valid message */
+  if (msg == NULL)
+    failed(c, MPI_ERR_ARG, "%s is a null pointer", name);
+}
+
+void icsim_check_win_size(struct icsim_check *c, const char *name, MPI_Aint size)
+{
+  if (!c->rc && size < 0)
+    failed(c, MPI_ERR_SIZE, "%s = %ld is negative", name, (long)size);
+}
+
+void icsim_check_disp_unit(struct icsim_check *c, const char *name, int disp)
+{
+  if (!c->rc && disp <= 0)
+    failed(c, MPI_ERR_DISP, "%s = %d is not positive", name, disp);
+}
+
+void icsim_check_info(struct icsim_check *c, const char *name, MPI_Info info)
+{
+  if (!c->rc && info == MPI_INFO_NULL)
+    failed(c, MPI_ERR_ARG, "%s is MPI_INFO_NULL", name);
+}
+
+int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win)
+{
+  icsim_error_detail(c->what);
+  int rc = win != MPI_WIN_NULL ? icsim_win_error(win, c->call, c->rc) : icsim_error(comm, c->call, c->rc);
+  icsim_error_detail(NULL);
+  return rc;
+}

@@ -1,0 +1,47 @@
+/* The argument checks of the entry bracket (checks.c): what MPICH checks before it acts, made
+ * before the layer touches an argument, so that a wrong one reaches the program as MPI's error
+ * class through the object's error handler, never as a crash inside the layer.
+ *
+ * The generated bracket (gen_entries.py) calls them in the order of the call's parameters, after
+ * the communicator, window or message they refer to; the first failure wins and the rest do
+ * nothing. icsim_check_end then hands it to the error handler (errors.c). */
+#ifndef ICSIM_MPI_CHECKS_H
+#define ICSIM_MPI_CHECKS_H
+
+#include <mpi.h>
+
+struct icsim_check {
+  const char *call;   /* the MPI function, for the fatal handler's message */
+  int rc;             /* MPI_SUCCESS, or the class of the first wrong argument */
+  char what[160];     /* "dest = 1000: not a rank of the communicator (size 4) nor MPI_PROC_NULL" */
+};
+
+/* Checking is on inside a simulation (SMPI's own calls outside it are SMPI's). */
+int icsim_checking(void);
+
+void icsim_check_comm(struct icsim_check *c, const char *name, MPI_Comm comm);
+void icsim_check_win(struct icsim_check *c, const char *name, MPI_Win win);
+void icsim_check_ptr(struct icsim_check *c, const char *name, const void *p);
+/* Data a call reads that must be there: a null pointer or MPI_BOTTOM is MPI_ERR_ARG. */
+void icsim_check_data(struct icsim_check *c, const char *name, const void *p);
+void icsim_check_count(struct icsim_check *c, const char *name, long long n);
+void icsim_check_counts(struct icsim_check *c, const char *name, const int *v, int n);
+void icsim_check_type(struct icsim_check *c, const char *name, MPI_Datatype type);
+void icsim_check_op(struct icsim_check *c, const char *name, MPI_Op op);
+void icsim_check_buf(struct icsim_check *c, const char *name, const void *buf, int count, MPI_Datatype type);
+/* Point to point: a peer (MPI_PROC_NULL allowed; MPI_ANY_SOURCE too when ANY) and a tag
+ * (MPI_ANY_TAG allowed when ANY) of COMM, over its remote group on an intercommunicator. */
+void icsim_check_rank(struct icsim_check *c, const char *name, int rank, MPI_Comm comm, int any);
+void icsim_check_tag(struct icsim_check *c, const char *name, int tag, int any);
+/* A matched message given to MPI_Mrecv or MPI_Imrecv (its pointer). */
+void icsim_check_message(struct icsim_check *c, const char *name, const MPI_Message *msg);
+/* A window's size (MPI_ERR_SIZE) and displacement unit (MPI_ERR_DISP). */
+void icsim_check_win_size(struct icsim_check *c, const char *name, MPI_Aint size);
+void icsim_check_disp_unit(struct icsim_check *c, const char *name, int disp);
+/* An info handle that must be one (MPI_Info_set and the like). */
+void icsim_check_info(struct icsim_check *c, const char *name, MPI_Info info);
+
+/* The result: MPI_SUCCESS, or the error after COMM's (or, given, WIN's) handler has seen it. */
+int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win);
+
+#endif
