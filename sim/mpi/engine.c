@@ -1085,11 +1085,19 @@ void icsim_engine_comm_freed(MPI_Comm comm)
       e->has_group = 1;
 }
 
-/* Cancelling. SMPI's waitany reports a cancelled communication as nothing completed (it catches
- * the cancellation and returns MPI_UNDEFINED), so a wait of the layer that included one would never
- * end: the layer completes a cancelled request at once with SMPI's own wait, which ends
- * immediately when the cancel took (the status says cancelled) or, when the message had already
- * matched, once it has landed; the application's later wait or test gets the kept status. */
+/* Cancelling (smpi_direct.cpp says why each step is needed under SimGrid 3.32).
+ *
+ * A receive of the engine's is cancelled only while it still waits unmatched in SMPI's mailbox;
+ * once a message has matched it (in flight, or landed and not yet taken), the cancel fails as MPI
+ * allows, and the receive completes normally with its data. SMPI's waitany reports a cancelled
+ * communication as nothing completed (it catches the cancellation and returns MPI_UNDEFINED), so a
+ * wait of the layer that included one would never end: the layer completes a cancelled request at
+ * once with SMPI's own wait, which ends immediately when the cancel took (the status says
+ * cancelled) or, for a send whose message had already matched, once it has landed; the
+ * application's later wait or test gets the kept status. */
+int icsim_smpi_recv_unmatched(MPI_Request req);
+int icsim_smpi_wait_cancelled(MPI_Request *req, MPI_Status *st);
+
 int MPI_Cancel(MPI_Request *req)
 {
   if (!icsim_runtime_get() || req == NULL || *req == MPI_REQUEST_NULL)
@@ -1104,7 +1112,7 @@ int MPI_Cancel(MPI_Request *req)
       return rc;
     icsim_smpi_ref(*req);
     MPI_Request r = *req;
-    rc = PMPI_Wait(&r, &st);
+    rc = icsim_smpi_wait_cancelled(&r, &st);
     if (st.cancelled)
       icsim_withdraw_send(*req, 0);
     if (r != MPI_REQUEST_NULL) { /* a persistent one: SMPI keeps it, inactive, for the application */
@@ -1118,10 +1126,12 @@ int MPI_Cancel(MPI_Request *req)
   }
   if (!e->active || e->live == MPI_REQUEST_NULL)
     return MPI_SUCCESS;
+  if (e->kind == RECV && !icsim_smpi_recv_unmatched(e->live))
+    return MPI_SUCCESS; /* matched: it lands as any receive does */
   int rc = PMPI_Cancel(&e->live);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = PMPI_Wait(&e->live, &st);
+  rc = icsim_smpi_wait_cancelled(&e->live, &st);
   if (e->kind == PSEND && st.cancelled)
     icsim_withdraw_send(MPI_REQUEST_NULL, e->announced);
   take(e, &st);

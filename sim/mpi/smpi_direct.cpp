@@ -21,6 +21,10 @@
  * the same signatures, as f2c.cpp does for the Fortran handle table. Keep them identical by hand
  * if SimGrid changes. */
 #include <mpi.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+#include <string>
 
 namespace simgrid::smpi {
 class Datatype {
@@ -82,6 +86,49 @@ extern "C" int icsim_smpi_waitany(int n, MPI_Request* reqs, int* index, MPI_Stat
 extern "C" int icsim_smpi_testsome(int n, MPI_Request* reqs, int* out, int* idx, MPI_Status* sts)
 {
   return Request::testsome(n, reqs, out, idx, sts);
+}
+
+/* Cancelling a receive (engine.c, MPI_Cancel). SMPI 3.32's Request::cancel is safe only while the
+ * receive waits unmatched in the rank's mailbox: CommImpl::cancel then takes it out. Once a message
+ * has matched it, the same call cancels the network action of the transfer in flight, which
+ * SimGrid reports as a link failure to both ends (an exception SMPI's wait does not catch: the run
+ * dies), where MPI says the cancel fails and the receive completes normally (MPI 3.1, 3.8.4).
+ *
+ * Whether REQ, a receive of the calling rank still in flight, waits unmatched: SMPI posts a receive
+ * to the receiving actor's mailbox "SMPI-<pid>" (or "small-<pid>" with smpi/async-small-thresh
+ * set), and a receive activity queued there carries its request as its receiver data. The probe
+ * answers no match, so nothing is taken from the queue and SMPI's own matching function is never
+ * called with our data. */
+extern "C" int icsim_smpi_recv_unmatched(MPI_Request req)
+{
+  bool found = false;
+  auto look  = [req, &found](void*, void* receiver, simgrid::kernel::activity::CommImpl*) {
+    if (receiver == static_cast<void*>(req))
+      found = true;
+    return false;
+  };
+  std::string pid = std::to_string(simgrid::s4u::this_actor::get_pid());
+  for (const char* prefix : {"SMPI-", "small-"}) {
+    simgrid::s4u::Mailbox::by_name(prefix + pid)->iprobe(1, look, nullptr); /* 1: look for receives */
+    if (found)
+      return 1;
+  }
+  return 0;
+}
+
+/* Complete a request whose cancel took, as PMPI_Wait does. SimGrid 3.32 ends that wait by throwing
+ * its cancellation through the simcall, which skips the line that clears the actor's current
+ * simcall observer (src/simix/libsmx.cpp, simcall()): the actor keeps a pointer to the observer
+ * the finished wait had on its stack. The next SMPI waitany builds its own observer, whose
+ * constructor tests every activity it is given; a test of one still pending casts that stale
+ * pointer (ActivityImpl::test) and crashes once the stack has been reused (MPICH's rcancel: cancel
+ * and wait three receives, then wait the fourth while the others are still posted). One simcall
+ * that ends normally clears it again: a yield, which takes no simulated time. */
+extern "C" int icsim_smpi_wait_cancelled(MPI_Request* req, MPI_Status* st)
+{
+  int rc = PMPI_Wait(req, st);
+  simgrid::s4u::this_actor::yield();
+  return rc;
 }
 
 /* One more reference to REQ: it outlives SMPI's completion of it until MPI_Request_free (the
