@@ -1,6 +1,6 @@
 /* Cancelling (MPI 3.1, 3.8.4), on every rank pair (r, r+1): a receive nothing will match, cancelled,
- * then completed by MPI_Wait or MPI_Test (not yet covered: a cancelled receive completed inside
- * MPI_Waitall beside a receive that has already landed crashes in SimGrid's waitany);
+ * then completed by MPI_Wait or MPI_Test (every other completion call, and receives cancelled beside
+ * others: p2p_rcancel.c);
  * a receive whose message had already arrived, cancelled too late (it completes with the data); a
  * standard send (also a synchronous and a persistent one: SEND_KINDS 3) whose receiver posts no
  * receive, cancelled; a persistent send restarted after its cancel.
