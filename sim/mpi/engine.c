@@ -22,6 +22,8 @@
 
 #include "layer.h"
 
+void icsim_smpi_recv_type(int *count, MPI_Datatype *type); /* smpi_direct.cpp */
+
 enum entry_kind { RECV, PSEND };
 
 struct entry {
@@ -440,9 +442,12 @@ int icsim_engine_start(MPI_Request *req)
     return rc;
   }
   if (e && e->kind == RECV) {
+    int count = e->count; /* a predefined type is posted as its bytes, as MPICH takes them (smpi_direct.cpp) */
+    MPI_Datatype type = e->type;
+    icsim_smpi_recv_type(&count, &type);
     int rc = e->layer_args && icsim_direct_ok() && icsim_direct_args_ok(e->buf, e->count, e->type)
-                 ? icsim_smpi_irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live)
-                 : PMPI_Irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live);
+                 ? icsim_smpi_irecv((void *)e->buf, count, type, e->peer, e->tag, e->comm, &e->live)
+                 : PMPI_Irecv((void *)e->buf, count, type, e->peer, e->tag, e->comm, &e->live);
     if (rc == MPI_SUCCESS)
       activate(e);
     return rc;

@@ -24,12 +24,15 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include <climits>
 #include <string>
 
 namespace simgrid::smpi {
 class Datatype {
 public:
   bool is_valid() const; /* committed (every predefined type is) */
+  int extent(MPI_Aint* lb, MPI_Aint* extent) const;
+  int get_envelope(int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) const;
 };
 class Comm {
 public:
@@ -74,6 +77,33 @@ extern "C" int icsim_smpi_irecv(void* buf, int count, MPI_Datatype type, int src
 {
   *req = Request::irecv(buf, count, type, src, tag, comm);
   return MPI_SUCCESS;
+}
+
+/* The type a receive of the engine's is posted to SMPI with. SMPI 3.32 compares the sender's and
+ * the receiver's predefined types at matching and, when they differ (MPI_INT sent, MPI_CHAR
+ * received), ends the run under MPI_ERRORS_ARE_FATAL ("recv - returned MPI_ERR_TYPE"). The program
+ * is erroneous (MPI 3.1, 3.3.1), but MPICH checks no type signatures: it delivers the bytes
+ * (MPI_ERR_TRUNCATE if there are more than the buffer holds) and the receive succeeds, so the
+ * program runs natively. A predefined type is COUNT contiguous elements of its extent with no
+ * gaps, which SMPI copies as plain bytes anyway; posted as that many MPI_BYTE (which SMPI matches
+ * with any type) it moves the same bytes at the same size and gives the same status, and the
+ * program's receive behaves as under MPICH. Derived types are left alone (SMPI does not compare
+ * them), as are invalid arguments (PMPI_Irecv reports them as before) and counts too large to
+ * express in bytes. */
+extern "C" void icsim_smpi_recv_type(int* count, MPI_Datatype* type)
+{
+  int ni, na, nd, combiner;
+  MPI_Aint lb, extent;
+  if (*count <= 0 || *type == MPI_BYTE || not icsim_type_valid(*type))
+    return;
+  (*type)->get_envelope(&ni, &na, &nd, &combiner);
+  if (combiner != MPI_COMBINER_NAMED)
+    return;
+  (*type)->extent(&lb, &extent);
+  if (lb != 0 || extent <= 0 || *count > INT_MAX / extent)
+    return;
+  *count *= static_cast<int>(extent);
+  *type = MPI_BYTE;
 }
 
 /* As PMPI_Waitany for requests that are all live or null (the engine's). */
