@@ -1092,15 +1092,16 @@ void icsim_engine_comm_freed(MPI_Comm comm)
 
 /* Cancelling (smpi_direct.cpp says why each step is needed under SimGrid 3.32).
  *
- * A receive of the engine's is cancelled only while it still waits unmatched in SMPI's mailbox;
- * once a message has matched it (in flight, or landed and not yet taken), the cancel fails as MPI
- * allows, and the receive completes normally with its data. SMPI's waitany reports a cancelled
+ * A request is cancelled only while it still waits unmatched in SMPI's mailbox; once the message
+ * has matched (in flight, or landed and not yet taken), the cancel fails as MPI allows, and the
+ * request completes normally (a receive with its data). SMPI's waitany reports a cancelled
  * communication as nothing completed (it catches the cancellation and returns MPI_UNDEFINED), so a
  * wait of the layer that included one would never end: the layer completes a cancelled request at
  * once with SMPI's own wait, which ends immediately when the cancel took (the status says
  * cancelled) or, for a send whose message had already matched, once it has landed; the
  * application's later wait or test gets the kept status. */
 int icsim_smpi_recv_unmatched(MPI_Request req);
+int icsim_smpi_send_unmatched(MPI_Request req);
 int icsim_smpi_wait_cancelled(MPI_Request *req, MPI_Status *st);
 
 int MPI_Cancel(MPI_Request *req)
@@ -1112,6 +1113,8 @@ int MPI_Cancel(MPI_Request *req)
   if (!e) {
     /* a request of SMPI's (a send): kept alive by a reference of the layer, so that its handle
      * stays the application's (and unique) until the application completes it */
+    if (!icsim_smpi_send_unmatched(*req))
+      return MPI_SUCCESS; /* matched: it completes as any send does */
     int rc = PMPI_Cancel(req);
     if (rc != MPI_SUCCESS)
       return rc;
@@ -1131,8 +1134,8 @@ int MPI_Cancel(MPI_Request *req)
   }
   if (!e->active || e->live == MPI_REQUEST_NULL)
     return MPI_SUCCESS;
-  if (e->kind == RECV && !icsim_smpi_recv_unmatched(e->live))
-    return MPI_SUCCESS; /* matched: it lands as any receive does */
+  if (e->kind == RECV ? !icsim_smpi_recv_unmatched(e->live) : !icsim_smpi_send_unmatched(e->live))
+    return MPI_SUCCESS; /* matched: it completes as any request does */
   int rc = PMPI_Cancel(&e->live);
   if (rc != MPI_SUCCESS)
     return rc;

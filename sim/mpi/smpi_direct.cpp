@@ -34,6 +34,10 @@ public:
   int extent(MPI_Aint* lb, MPI_Aint* extent) const;
   int get_envelope(int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) const;
 };
+class Group {
+public:
+  aid_t actor(int rank) const; /* the pid of RANK's actor */
+};
 class Comm {
 public:
   int id() const; /* the same on every rank: rank 0 of the parent broadcasts it at creation */
@@ -118,32 +122,55 @@ extern "C" int icsim_smpi_testsome(int n, MPI_Request* reqs, int* out, int* idx,
   return Request::testsome(n, reqs, out, idx, sts);
 }
 
-/* Cancelling a receive (engine.c, MPI_Cancel). SMPI 3.32's Request::cancel is safe only while the
- * receive waits unmatched in the rank's mailbox: CommImpl::cancel then takes it out. Once a message
- * has matched it, the same call cancels the network action of the transfer in flight, which
- * SimGrid reports as a link failure to both ends (an exception SMPI's wait does not catch: the run
- * dies), where MPI says the cancel fails and the receive completes normally (MPI 3.1, 3.8.4).
+/* Cancelling (engine.c, MPI_Cancel). SMPI 3.32's Request::cancel is safe only while the request
+ * waits unmatched in a mailbox: CommImpl::cancel then takes it out. Once the receive and the send
+ * have matched, the same call cancels the network action of the transfer in flight, which SimGrid
+ * reports as a link failure to both ends (an exception SMPI's wait does not catch: the run dies),
+ * where MPI says the cancel fails and both complete normally (MPI 3.1, 3.8.4).
  *
- * Whether REQ, a receive of the calling rank still in flight, waits unmatched: SMPI posts a receive
- * to the receiving actor's mailbox "SMPI-<pid>" (or "small-<pid>" with smpi/async-small-thresh
- * set), and a receive activity queued there carries its request as its receiver data. The probe
- * answers no match, so nothing is taken from the queue and SMPI's own matching function is never
- * called with our data. */
-extern "C" int icsim_smpi_recv_unmatched(MPI_Request req)
+ * SMPI posts both sides to the receiving actor's mailbox "SMPI-<pid>" (or "small-<pid>" with
+ * smpi/async-small-thresh set), and an activity queued there carries its request as its sender or
+ * receiver data. The probes below look for REQ among the queued activities of one kind (1:
+ * receives, 0: sends) and always answer no match, so nothing is taken from the queue and SMPI's
+ * own matching function is never called with our data. */
+static bool queued_in(aid_t pid, int kind, MPI_Request req)
 {
   bool found = false;
-  auto look  = [req, &found](void*, void* receiver, simgrid::kernel::activity::CommImpl*) {
-    if (receiver == static_cast<void*>(req))
+  auto look  = [req, &found](void*, void* request, simgrid::kernel::activity::CommImpl*) {
+    if (request == static_cast<void*>(req))
       found = true;
     return false;
   };
-  std::string pid = std::to_string(simgrid::s4u::this_actor::get_pid());
+  std::string id = std::to_string(pid);
   for (const char* prefix : {"SMPI-", "small-"}) {
-    simgrid::s4u::Mailbox::by_name(prefix + pid)->iprobe(1, look, nullptr); /* 1: look for receives */
+    simgrid::s4u::Mailbox::by_name(prefix + id)->iprobe(kind, look, nullptr);
     if (found)
-      return 1;
+      return true;
   }
-  return 0;
+  return false;
+}
+
+/* REQ, a receive of the calling rank still in flight, waits unmatched. */
+extern "C" int icsim_smpi_recv_unmatched(MPI_Request req)
+{
+  return queued_in(simgrid::s4u::this_actor::get_pid(), 1, req);
+}
+
+/* REQ, a send of the calling rank (or any request of SMPI's), waits unmatched in the mailbox of
+ * one of the world's ranks (the layer does not keep a send's destination: it looks in every
+ * one, a cost paid by cancels only). */
+extern "C" int icsim_smpi_send_unmatched(MPI_Request req)
+{
+  MPI_Group world;
+  int n = 0;
+  if (PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
+    return 1; /* cannot tell: cancel as before */
+  PMPI_Group_size(world, &n);
+  bool found = false;
+  for (int i = 0; i < n && not found; i++)
+    found = queued_in(world->actor(i), 0, req);
+  PMPI_Group_free(&world);
+  return found;
 }
 
 /* Complete a request whose cancel took, as PMPI_Wait does. SimGrid 3.32 ends that wait by throwing
