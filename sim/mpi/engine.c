@@ -1100,8 +1100,8 @@ void icsim_engine_comm_freed(MPI_Comm comm)
  * once with SMPI's own wait, which ends immediately when the cancel took (the status says
  * cancelled) or, for a send whose message had already matched, once it has landed; the
  * application's later wait or test gets the kept status. */
-int icsim_smpi_recv_unmatched(MPI_Request req);
-int icsim_smpi_send_unmatched(MPI_Request req);
+int icsim_smpi_cancel_recv(MPI_Request req);
+int icsim_smpi_cancel_send(MPI_Request req);
 int icsim_smpi_wait_cancelled(MPI_Request *req, MPI_Status *st);
 
 int MPI_Cancel(MPI_Request *req)
@@ -1113,14 +1113,11 @@ int MPI_Cancel(MPI_Request *req)
   if (!e) {
     /* a request of SMPI's (a send): kept alive by a reference of the layer, so that its handle
      * stays the application's (and unique) until the application completes it */
-    if (!icsim_smpi_send_unmatched(*req))
+    if (!icsim_smpi_cancel_send(*req))
       return MPI_SUCCESS; /* matched: it completes as any send does */
-    int rc = PMPI_Cancel(req);
-    if (rc != MPI_SUCCESS)
-      return rc;
     icsim_smpi_ref(*req);
     MPI_Request r = *req;
-    rc = icsim_smpi_wait_cancelled(&r, &st);
+    int rc = icsim_smpi_wait_cancelled(&r, &st);
     if (st.cancelled)
       icsim_withdraw_send(*req, 0);
     if (r != MPI_REQUEST_NULL) { /* a persistent one: SMPI keeps it, inactive, for the application */
@@ -1134,12 +1131,9 @@ int MPI_Cancel(MPI_Request *req)
   }
   if (!e->active || e->live == MPI_REQUEST_NULL)
     return MPI_SUCCESS;
-  if (e->kind == RECV ? !icsim_smpi_recv_unmatched(e->live) : !icsim_smpi_send_unmatched(e->live))
+  if (!(e->kind == RECV ? icsim_smpi_cancel_recv(e->live) : icsim_smpi_cancel_send(e->live)))
     return MPI_SUCCESS; /* matched: it completes as any request does */
-  int rc = PMPI_Cancel(&e->live);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  rc = icsim_smpi_wait_cancelled(&e->live, &st);
+  int rc = icsim_smpi_wait_cancelled(&e->live, &st);
   if (e->kind == PSEND && st.cancelled)
     icsim_withdraw_send(MPI_REQUEST_NULL, e->announced);
   take(e, &st);

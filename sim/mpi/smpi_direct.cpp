@@ -23,9 +23,11 @@
 #include <mpi.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/simix.hpp>
 
 #include <climits>
 #include <string>
+#include <vector>
 
 namespace simgrid::smpi {
 class Datatype {
@@ -49,6 +51,7 @@ public:
   static MPI_Request irecv(void* buf, int count, MPI_Datatype datatype, int src, int tag, MPI_Comm comm);
   static int waitany(int count, MPI_Request requests[], MPI_Status* status);
   static int testsome(int incount, MPI_Request requests[], int* outcount, int* indices, MPI_Status status[]);
+  void cancel();
   void ref();
   static void unref(MPI_Request* request);
 };
@@ -130,9 +133,10 @@ extern "C" int icsim_smpi_testsome(int n, MPI_Request* reqs, int* out, int* idx,
  *
  * SMPI posts both sides to the receiving actor's mailbox "SMPI-<pid>" (or "small-<pid>" with
  * smpi/async-small-thresh set), and an activity queued there carries its request as its sender or
- * receiver data. The probes below look for REQ among the queued activities of one kind (1:
- * receives, 0: sends) and always answer no match, so nothing is taken from the queue and SMPI's
- * own matching function is never called with our data. */
+ * receiver data. queued_in looks for REQ among the queued activities of one kind (1: receives,
+ * 0: sends) and always answers no match, so nothing is taken from the queue and SMPI's own
+ * matching function is never called with our data. The look and the cancel are one simcall: a
+ * rank running in the same scheduling round cannot match the request between them. */
 static bool queued_in(aid_t pid, int kind, MPI_Request req)
 {
   bool found = false;
@@ -143,34 +147,47 @@ static bool queued_in(aid_t pid, int kind, MPI_Request req)
   };
   std::string id = std::to_string(pid);
   for (const char* prefix : {"SMPI-", "small-"}) {
-    simgrid::s4u::Mailbox::by_name(prefix + id)->iprobe(kind, look, nullptr);
+    simgrid::s4u::Mailbox::by_name(prefix + id)->iprobe(kind, look, nullptr); /* in maestro: no simcall */
     if (found)
       return true;
   }
   return false;
 }
 
-/* REQ, a receive of the calling rank still in flight, waits unmatched. */
-extern "C" int icsim_smpi_recv_unmatched(MPI_Request req)
+static int cancel_if_queued(MPI_Request req, int kind, const std::vector<aid_t>& pids)
 {
-  return queued_in(simgrid::s4u::this_actor::get_pid(), 1, req);
+  return simgrid::kernel::actor::simcall_answered([req, kind, &pids] {
+    for (aid_t pid : pids)
+      if (queued_in(pid, kind, req)) {
+        req->cancel();
+        return 1;
+      }
+    return 0;
+  });
 }
 
-/* REQ, a send of the calling rank (or any request of SMPI's), waits unmatched in the mailbox of
- * one of the world's ranks (the layer does not keep a send's destination: it looks in every
- * one, a cost paid by cancels only). */
-extern "C" int icsim_smpi_send_unmatched(MPI_Request req)
+/* Cancel REQ, a receive of the calling rank still in flight, if it waits unmatched: 1 if so, 0 if
+ * a message has matched it (it will complete normally). */
+extern "C" int icsim_smpi_cancel_recv(MPI_Request req)
+{
+  return cancel_if_queued(req, 1, {simgrid::s4u::this_actor::get_pid()});
+}
+
+/* The same for REQ, a send of the calling rank (or any request of SMPI's), in the mailbox of one
+ * of the world's ranks (the layer does not keep a send's destination: it looks in every one, a
+ * cost paid by cancels only). */
+extern "C" int icsim_smpi_cancel_send(MPI_Request req)
 {
   MPI_Group world;
   int n = 0;
   if (PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
-    return 1; /* cannot tell: cancel as before */
+    return 0;
   PMPI_Group_size(world, &n);
-  bool found = false;
-  for (int i = 0; i < n && not found; i++)
-    found = queued_in(world->actor(i), 0, req);
+  std::vector<aid_t> pids;
+  for (int i = 0; i < n; i++)
+    pids.push_back(world->actor(i));
   PMPI_Group_free(&world);
-  return found;
+  return cancel_if_queued(req, 0, pids);
 }
 
 /* Complete a request whose cancel took, as PMPI_Wait does. SimGrid 3.32 ends that wait by throwing
@@ -178,8 +195,9 @@ extern "C" int icsim_smpi_send_unmatched(MPI_Request req)
  * simcall observer (src/simix/libsmx.cpp, simcall()): the actor keeps a pointer to the observer
  * the finished wait had on its stack. The next SMPI waitany builds its own observer, whose
  * constructor tests every activity it is given; a test of one still pending casts that stale
- * pointer (ActivityImpl::test) and crashes once the stack has been reused (MPICH's rcancel: cancel
- * and wait three receives, then wait the fourth while the others are still posted). One simcall
+ * pointer (ActivityImpl::test) and crashes once the stack has been reused (MPICH's rcancel: three
+ * receives cancelled and waited, then the engine's wait for the fourth, whose message is in
+ * flight). One simcall
  * that ends normally clears it again: a yield, which takes no simulated time. */
 extern "C" int icsim_smpi_wait_cancelled(MPI_Request* req, MPI_Status* st)
 {
