@@ -22,6 +22,8 @@
 
 #include "layer.h"
 
+void icsim_smpi_recv_type(int *count, MPI_Datatype *type); /* smpi_direct.cpp */
+
 enum entry_kind { RECV, PSEND };
 
 struct entry {
@@ -440,9 +442,12 @@ int icsim_engine_start(MPI_Request *req)
     return rc;
   }
   if (e && e->kind == RECV) {
+    int count = e->count; /* a predefined type is posted as its bytes, as MPICH takes them (smpi_direct.cpp) */
+    MPI_Datatype type = e->type;
+    icsim_smpi_recv_type(&count, &type);
     int rc = e->layer_args && icsim_direct_ok() && icsim_direct_args_ok(e->buf, e->count, e->type)
-                 ? icsim_smpi_irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live)
-                 : PMPI_Irecv((void *)e->buf, e->count, e->type, e->peer, e->tag, e->comm, &e->live);
+                 ? icsim_smpi_irecv((void *)e->buf, count, type, e->peer, e->tag, e->comm, &e->live)
+                 : PMPI_Irecv((void *)e->buf, count, type, e->peer, e->tag, e->comm, &e->live);
     if (rc == MPI_SUCCESS)
       activate(e);
     return rc;
@@ -1085,11 +1090,20 @@ void icsim_engine_comm_freed(MPI_Comm comm)
       e->has_group = 1;
 }
 
-/* Cancelling. SMPI's waitany reports a cancelled communication as nothing completed (it catches
- * the cancellation and returns MPI_UNDEFINED), so a wait of the layer that included one would never
- * end: the layer completes a cancelled request at once with SMPI's own wait, which ends
- * immediately when the cancel took (the status says cancelled) or, when the message had already
- * matched, once it has landed; the application's later wait or test gets the kept status. */
+/* Cancelling (smpi_direct.cpp says why each step is needed under SimGrid 3.32).
+ *
+ * A request is cancelled only while it still waits unmatched in SMPI's mailbox; once the message
+ * has matched (in flight, or landed and not yet taken), the cancel fails as MPI allows, and the
+ * request completes normally (a receive with its data). SMPI's waitany reports a cancelled
+ * communication as nothing completed (it catches the cancellation and returns MPI_UNDEFINED), so a
+ * wait of the layer that included one would never end: the layer completes a cancelled request at
+ * once with SMPI's own wait, which ends immediately when the cancel took (the status says
+ * cancelled) or, for a send whose message had already matched, once it has landed; the
+ * application's later wait or test gets the kept status. */
+int icsim_smpi_cancel_recv(MPI_Request req);
+int icsim_smpi_cancel_send(MPI_Request req);
+int icsim_smpi_wait_cancelled(MPI_Request *req, MPI_Status *st);
+
 int MPI_Cancel(MPI_Request *req)
 {
   if (!icsim_runtime_get() || req == NULL || *req == MPI_REQUEST_NULL)
@@ -1099,12 +1113,11 @@ int MPI_Cancel(MPI_Request *req)
   if (!e) {
     /* a request of SMPI's (a send): kept alive by a reference of the layer, so that its handle
      * stays the application's (and unique) until the application completes it */
-    int rc = PMPI_Cancel(req);
-    if (rc != MPI_SUCCESS)
-      return rc;
+    if (!icsim_smpi_cancel_send(*req))
+      return MPI_SUCCESS; /* matched: it completes as any send does */
     icsim_smpi_ref(*req);
     MPI_Request r = *req;
-    rc = PMPI_Wait(&r, &st);
+    int rc = icsim_smpi_wait_cancelled(&r, &st);
     if (st.cancelled)
       icsim_withdraw_send(*req, 0);
     if (r != MPI_REQUEST_NULL) { /* a persistent one: SMPI keeps it, inactive, for the application */
@@ -1118,10 +1131,9 @@ int MPI_Cancel(MPI_Request *req)
   }
   if (!e->active || e->live == MPI_REQUEST_NULL)
     return MPI_SUCCESS;
-  int rc = PMPI_Cancel(&e->live);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  rc = PMPI_Wait(&e->live, &st);
+  if (!(e->kind == RECV ? icsim_smpi_cancel_recv(e->live) : icsim_smpi_cancel_send(e->live)))
+    return MPI_SUCCESS; /* matched: it completes as any request does */
+  int rc = icsim_smpi_wait_cancelled(&e->live, &st);
   if (e->kind == PSEND && st.cancelled)
     icsim_withdraw_send(MPI_REQUEST_NULL, e->announced);
   take(e, &st);

@@ -1,9 +1,10 @@
 /* Cancelling (MPI 3.1, 3.8.4), on every rank pair (r, r+1): a receive nothing will match, cancelled,
- * then completed by MPI_Wait or MPI_Test (not yet covered: a cancelled receive completed inside
- * MPI_Waitall beside a receive that has already landed crashes in SimGrid's waitany);
+ * then completed by MPI_Wait or MPI_Test (every other completion call, and receives cancelled beside
+ * others: p2p_rcancel.c);
  * a receive whose message had already arrived, cancelled too late (it completes with the data); a
  * standard send (also a synchronous and a persistent one: SEND_KINDS 3) whose receiver posts no
- * receive, cancelled; a persistent send restarted after its cancel.
+ * receive, cancelled; a persistent send restarted after its cancel; a standard, a synchronous and
+ * a persistent send cancelled while their 1 MB message is in flight (the cancels fail).
  * The MPI may decline to cancel a send (the standard allows it): then the receiver must take the
  * message, so the receiver asks the sender which happened before it receives. */
 #include "suite.h"
@@ -90,5 +91,43 @@ int main(int argc, char **argv)
       MPI_Request_free(&r[0]);
     }
   }
+  /* sends whose 1 MB message has matched and is in flight when cancelled: the cancel fails, the
+   * message arrives whole (SimGrid 3.32 took the cancel as a link failure and the run died) */
+  enum { BIG = 250000 };
+  int *big = malloc(BIG * sizeof *big), *bigout = malloc(BIG * sizeof *bigout), token = 0, got = 0;
+  for (int k = 0; k < 3; k++) {
+    suite_step("%s send cancelled while its 1 MB message is in flight", kinds[k]);
+    int tag = 40 + 10 * k;
+    memset(big, 0, BIG * sizeof *big);
+    suite_fill(bigout, BIG * sizeof *bigout, 10 * me + k);
+    MPI_Irecv(big, BIG, MPI_INT, left, tag, MPI_COMM_WORLD, &r[1]);
+    /* my right neighbour has posted its receive */
+    MPI_Sendrecv(&token, 1, MPI_INT, left, tag + 1, &got, 1, MPI_INT, right, tag + 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (k == 0)
+      MPI_Isend(bigout, BIG, MPI_INT, right, tag, MPI_COMM_WORLD, &r[0]);
+    else if (k == 1)
+      MPI_Issend(bigout, BIG, MPI_INT, right, tag, MPI_COMM_WORLD, &r[0]);
+    else {
+      MPI_Send_init(bigout, BIG, MPI_INT, right, tag, MPI_COMM_WORLD, &r[0]);
+      MPI_Start(&r[0]);
+    }
+    MPI_Send(&token, 1, MPI_INT, right, tag + 2, MPI_COMM_WORLD); /* behind the big one */
+    MPI_Recv(&got, 1, MPI_INT, left, tag + 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    /* my right neighbour has the small message, so its receive has matched my big one */
+    MPI_Sendrecv(&token, 1, MPI_INT, left, tag + 3, &got, 1, MPI_INT, right, tag + 3, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Cancel(&r[0]);
+    MPI_Wait(&r[0], &st);
+    CHECK(cancelled(&st) == 0, "a send in flight was cancelled");
+    MPI_Wait(&r[1], &st);
+    CHECK(cancelled(&st) == 0, "its receive says cancelled");
+    long bad = suite_verify(big, BIG * sizeof *big, 10 * left + k);
+    CHECK(bad < 0, "data differs at byte %ld", bad);
+    if (k == 2)
+      MPI_Request_free(&r[0]);
+  }
+  free(big);
+  free(bigout);
   return suite_finish();
 }
