@@ -220,6 +220,9 @@ static void smpo_wire(void *state, const struct icsim_wire_query *q, struct icsi
   icsim_wire_add_phase(c, "adapter starts", streams * p->adapter_latency_s);
   icsim_wire_add_phase(c, "control message", control);
   icsim_wire_add_phase(c, "transit hops", transit);
+  /* packetisation: the body's packet headers take their share of its time on the links (the rest
+   * of the body, with the route's latency, is the flow) */
+  icsim_wire_add_phase(c, "packet headers", (smpo_wire_bytes(p, body) - body) / B);
   for (int i = 0; i < plan.n; i++) {
     double np = smpo_packets(p, plan.leg[i].bytes);
     s->smpo_messages++;
