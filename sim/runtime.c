@@ -152,12 +152,32 @@ static void default_intra_node(const struct icsim_runtime *rt, double *send_s, d
   *send_s = *recv_s = rt->pf.p.shm_instructions / rt->pf.p.clock_Hz;
 }
 
+/* The parts of the last CPU cost the layers named (icsim_cpu_part), the layer asked now. Statics,
+ * not the runtime's struct: what the heap holds must not change with the names. */
+static struct icsim_cpu_named cpu_named[ICSIM_CPU_MAX_PARTS];
+static int ncpu_named, cpu_layer = -1;
+
+void icsim_cpu_part(const char *name, double s)
+{
+  if (cpu_layer >= 0 && s > 0 && ncpu_named < ICSIM_CPU_MAX_PARTS)
+    cpu_named[ncpu_named++] = (struct icsim_cpu_named){cpu_layer, name, s};
+}
+
+int icsim_runtime_cpu_parts(struct icsim_cpu_named *out, int max)
+{
+  int n = ncpu_named < max ? ncpu_named : max;
+  memcpy(out, cpu_named, (size_t)n * sizeof *out);
+  return n;
+}
+
 static double host_cpu(struct icsim_runtime *rt, const struct icsim_msg *m, int send)
 {
   double total = 0;
   int intra = m->src_node == m->dst_node;
   rt->last_shm = intra;
+  ncpu_named = 0;
   for (int i = 0; i < rt->pf.nlayers; i++) {
+    cpu_layer = i;
     const struct icsim_stack_ops *l = rt->pf.layer[i];
     double part = 0;
     if (i == rt->pf.network && intra) {
@@ -175,6 +195,7 @@ static double host_cpu(struct icsim_runtime *rt, const struct icsim_msg *m, int 
     rt->last_part[i] = part;
     total += part;
   }
+  cpu_layer = -1;
   return total;
 }
 
@@ -202,10 +223,13 @@ double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function
     return 0;
   double s = 0;
   rt->last_shm = 0;
+  ncpu_named = 0;
   for (int i = 0; i < rt->pf.nlayers; i++) {
+    cpu_layer = i;
     rt->last_part[i] = rt->pf.layer[i]->call_cpu ? rt->pf.layer[i]->call_cpu(rt->state[i], mpi_function) : 0;
     s += rt->last_part[i];
   }
+  cpu_layer = -1;
   rt->call_cpu_s += s;
   return s;
 }

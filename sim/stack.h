@@ -131,6 +131,13 @@ void icsim_wire_name_flow(struct icsim_wire_cost *c, const char *name);
  * earlier one's. */
 void icsim_wire_set_alone(struct icsim_wire_cost *c, const char *name, double alone_s);
 
+/* Optional, inside a host-side hook (call_cpu, send_cpu, recv_cpu): a part of the CPU time the hook
+ * is returning, in the paper's terms ("registration", "queue system", "driver"), drawn on the
+ * timeline inside the layer's charge (--trace). It prices nothing: the hook's answer is the cost;
+ * parts beyond it are cut to fit, at most ICSIM_CPU_MAX_PARTS per charge. */
+#define ICSIM_CPU_MAX_PARTS 8
+void icsim_cpu_part(const char *name, double s);
+
 /* Named counters a stack reports; the JSON writer prints them under the stack's name. */
 struct icsim_counter {
   const char *name;

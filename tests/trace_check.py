@@ -23,7 +23,9 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
   track, Paje in the sender's transfer lanes (a transfer never overlaps another in its lane), the
   same number of transfers and the same phase names in both, one per message arrow;
 - the phases each stack names appear on its platform (the ping-pong; the all-to-all for the
-  phases of sharing: numa's channel shares, generic's PAUSE port shares).
+  phases of sharing: numa's channel shares, generic's PAUSE port shares), and the parts of its CPU
+  costs it names (SMPO's library, queue system and driver; generic's registration) as states
+  nested in its charges.
 And a deadlocked run's trace is written, both ranks stuck in MPI_Recv. Exit 1 with every failure
 listed. Python standard library only.
 """
@@ -46,6 +48,9 @@ PHASES = {"niisi-rapidio-4": ["rapidio segments", "rapidio MX rendezvous", "rapi
           "sibsutis-smp-gige": ["generic RTS-CTS", "generic eager"],
           "skif-aurora": ["skifch torus headers", "skifch ring push", "flow"],
           "vniief-smpo": ["smpo adapter starts", "smpo RTS-CTS", "smpo packet headers"]}
+# the parts of the stacks' CPU costs each platform's stack names (states nested in its charges)
+CPU_PARTS = {"sibsutis-numa-ib": ["generic eager copy", "generic registration"], "sibsutis-smp-gige": ["generic eager copy"],
+             "skif-aurora": ["skifch MPI matching"], "vniief-smpo": ["smpo library", "smpo queue system", "smpo driver"]}
 # ... and the phases of sharing, in the all-to-all (its transfers share links and channels)
 SHARING_PHASES = {"sibsutis-numa-ib": ["numa channel shares"], "sibsutis-smp-gige": ["numa channel shares"],
                   "score-gige-xeon": ["generic port shares (PAUSE)"]}
@@ -299,7 +304,7 @@ def main():
             if states is not None:
                 ranks = check_tiling(states, what + " paje")
                 names = {s[4] for s in states}
-                for need in (call, "MPI_Finalize", "program"):
+                for need in (call, "MPI_Finalize", "program") + tuple(CPU_PARTS.get(platform, []) if case == "pingpong" else ()):
                     if need not in names:
                         failures.append("%s paje: no %s state" % (what, need))
                 if len(ranks) != n:
