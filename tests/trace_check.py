@@ -23,7 +23,8 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
   track, Paje in the sender's transfer lanes (a transfer never overlaps another in its lane), the
   same number of transfers and the same phase names in both, one per message arrow;
 - the phases each stack names appear on its platform (the ping-pong; the all-to-all for the
-  phases of sharing: numa's channel shares, generic's PAUSE port shares), and the parts of its CPU
+  phases of sharing: numa's channel shares, generic's PAUSE port shares, which the ping-pong, whose
+  transfers share nothing, must not have: a layer's time alone is then the transfer's), and the parts of its CPU
   costs it names (SMPO's library, queue system and driver; generic's registration) as states
   nested in its charges.
 And a deadlocked run's trace is written, both ranks stuck in MPI_Recv. Exit 1 with every failure
@@ -318,6 +319,10 @@ def main():
                     failures.append("%s chrome: no transfer phase %r (phases: %s)" % (what, need, sorted(phase_names)))
                 if pt is not None and need not in pt[1]:
                     failures.append("%s paje: no transfer phase %r (phases: %s)" % (what, need, sorted(pt[1])))
+            # a ping-pong's transfers never share a link: a layer's time alone is their time, to the ns
+            for never in (SHARING_PHASES.get(platform, []) if case == "pingpong" else []):
+                if never in phase_names:
+                    failures.append("%s chrome: phase %r in a ping-pong, whose transfers share nothing" % (what, never))
             if pt is not None and cs is not None and (pt[0] != ntransfers or pt[1] != phase_names):
                 failures.append("%s: %d transfers with phases %s in Paje, %d with %s in Chrome"
                                 % (what, pt[0], sorted(pt[1]), ntransfers, sorted(phase_names)))
