@@ -24,6 +24,8 @@ def read_paje(path):
             p = line.split()
             if p[0] == "6":  # PajeDefineEntityValue: alias, type, "name", "colour"
                 values[p[1]] = line.split('"')[1]
+            elif p[0] in ("11", "12") and p[2] != "ST_rank":
+                continue  # the transfers' lanes (ST_xfer): not drawn here
             elif p[0] == "11":  # PajePushState: time, type, container, value
                 stacks.setdefault(p[3], []).append((float(p[1]), values.get(p[4], p[4])))
             elif p[0] == "12":  # PajePopState: time, type, container
