@@ -27,7 +27,9 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
   transfers share nothing, must not have: a layer's time alone is then the transfer's), and the parts of its CPU
   costs it names (SMPO's library, queue system and driver; generic's registration) as states
   nested in its charges.
-And a deadlocked run's trace is written, both ranks stuck in MPI_Recv. Exit 1 with every failure
+Inside a node, numa's channel shares are nil for a lone copy (in a socket, across the sockets) and
+positive when copies share a memory controller. And a deadlocked run's trace is written, both ranks
+stuck in MPI_Recv. Exit 1 with every failure
 listed. Python standard library only.
 """
 import json
@@ -331,6 +333,18 @@ def main():
                     sorted(x[1] for x in cs if x[2] > 0.1) != sorted(s[4] for s in states if s[2] - s[1] > 1e-7):
                 failures.append("%s: the Chrome and Paje traces hold different states" % what)
             print("%-18s %-9s %d ranks: %d states, %d transfers" % (platform, case, n, len(states or []), ntransfers))
+    # numa's channel shares inside a node: none for a lone copy (in a socket, across the sockets:
+    # its time alone is its time), some when four copies share a memory controller
+    for place, prog, want in (("1x2", ["osu_latency", "-m", "1:4194304", "-i", "2", "-x", "1"], False),
+                              ("0.0,0.1", ["osu_latency", "-m", "1:4194304", "-i", "2", "-x", "1"], False),
+                              ("1x4", ["contention", "-P", "self", "-m", "8", "-n", "1"], True)):
+        n = 4 if want else 2
+        cmd = [ICSIM, "run", "-p", os.path.join(SRC, "platforms", "sibsutis-numa-ib.yaml"), "-n", str(n), "--place", place,
+               "--host-timing", "off", "--breakdown", os.path.join(BUILD, "workloads", prog[0]), *prog[1:]]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        shares = [l for l in r.stderr.splitlines() if l.strip().startswith("numa/channel shares")]
+        if r.returncode != 0 or bool(shares) != want or (want and float(shares[0].split()[2]) <= 0):
+            failures.append("numa %s %s: channel shares %s, expected %s" % (prog[0], place, shares or "none", "some" if want else "none"))
     # a run whose figures depend on where buffers land (generic's registration cache is keyed on
     # addresses): a trace must not move them
     prog = ["osu_allreduce", "-m", "131072:1048576", "-i", "50", "-x", "5"]
