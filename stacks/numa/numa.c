@@ -121,7 +121,9 @@ static double numa_channel_capacity(void *state, const struct icsim_link *link, 
  * the link capacity each byte consumes, so alone it flows at that factor times the lowest capacity
  * its links give one transfer: this layer's channels as they serve one copy or stream, the others
  * their bandwidth as built (a memory controller's is the cache's peak). Switches are no link of
- * SimGrid's routes (sim/adapter.cpp). Negative when the route is too long for the buffer. */
+ * SimGrid's routes (sim/adapter.cpp). Another layer's limit on one flow (generic's
+ * single-copy-bandwidth, unset on the numa platforms) is not seen here: under it, its slowdown
+ * would count as a share. Negative when the route is too long for the buffer. */
 static double numa_alone_s(struct numa_state *s, const struct icsim_wire_query *q, const struct icsim_wire_cost *c)
 {
   static struct icsim_hop hops[64]; /* not the heap: what the heap holds must not change */
