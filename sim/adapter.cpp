@@ -95,6 +95,17 @@ const WireMemo& wire_for(double size, const sg4::Host* src, const sg4::Host* dst
   return memo;
 }
 
+/* --trace: a link's load in bytes/s (the flows' rates on it, as the last solve of the sharing gave
+ * them), and an icsim link's name. */
+double usage_of(const void* h)
+{
+  return static_cast<const sg4::Link*>(h)->get_usage();
+}
+const char* link_name_of(int link)
+{
+  return icsim_runtime_get()->pf.links[link].name;
+}
+
 void die(const char* what)
 {
   std::fprintf(stderr, "icsim: %s\n", what);
@@ -210,6 +221,10 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
     }
     link_of[up[i]] = l;
     link_of[down[i]] = l;
+    /* kept in the trace's own memory: tracing must not move the program's buffers. A switch is in
+     * no SimGrid route (RoutedByIcsim): it carries nothing SimGrid could report. */
+    if (rt->trace && l->kind != ICSIM_LINK_SWITCH)
+      icsim_trace_link_handles(rt->trace, i, up[i], down[i], l->bw_Bps);
     routing->add_link(up[i]->get_impl(), down[i]->get_impl());
   }
   zone->seal();
@@ -240,6 +255,18 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/)
       return;
     icsim_runtime_transfer_done(icsim_runtime_get(), it->second, sg4::Engine::get_clock());
     comm_transfer.erase(it);
+  });
+
+  /* --trace: links' utilisation. Each step of the clock follows a solve of the sharing, whose rates
+   * held over the step just made: they are written at its start. Connected with or without a trace,
+   * so that a trace does not change what the heap holds when the program starts. */
+  sg4::Engine::on_time_advance_cb([](double) {
+    static double step_start = 0;
+    double from = step_start;
+    step_start = sg4::Engine::get_clock();
+    icsim_runtime* rt = icsim_runtime_get();
+    if (rt->trace)
+      icsim_trace_sample_links(rt->trace, from, usage_of, link_name_of);
   });
 
   sg4::Engine::on_deadlock_cb([]() { icsim_runtime_get()->deadlocked = 1; });

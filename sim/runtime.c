@@ -152,12 +152,32 @@ static void default_intra_node(const struct icsim_runtime *rt, double *send_s, d
   *send_s = *recv_s = rt->pf.p.shm_instructions / rt->pf.p.clock_Hz;
 }
 
+/* The parts of the last CPU cost the layers named (icsim_cpu_part), the layer asked now. Statics,
+ * not the runtime's struct: what the heap holds must not change with the names. */
+static struct icsim_cpu_named cpu_named[ICSIM_CPU_MAX_PARTS];
+static int ncpu_named, cpu_layer = -1;
+
+void icsim_cpu_part(const char *name, double s)
+{
+  if (cpu_layer >= 0 && s > 0 && ncpu_named < ICSIM_CPU_MAX_PARTS)
+    cpu_named[ncpu_named++] = (struct icsim_cpu_named){cpu_layer, name, s};
+}
+
+int icsim_runtime_cpu_parts(struct icsim_cpu_named *out, int max)
+{
+  int n = ncpu_named < max ? ncpu_named : max;
+  memcpy(out, cpu_named, (size_t)n * sizeof *out);
+  return n;
+}
+
 static double host_cpu(struct icsim_runtime *rt, const struct icsim_msg *m, int send)
 {
   double total = 0;
   int intra = m->src_node == m->dst_node;
   rt->last_shm = intra;
+  ncpu_named = 0;
   for (int i = 0; i < rt->pf.nlayers; i++) {
+    cpu_layer = i;
     const struct icsim_stack_ops *l = rt->pf.layer[i];
     double part = 0;
     if (i == rt->pf.network && intra) {
@@ -175,6 +195,7 @@ static double host_cpu(struct icsim_runtime *rt, const struct icsim_msg *m, int 
     rt->last_part[i] = part;
     total += part;
   }
+  cpu_layer = -1;
   return total;
 }
 
@@ -202,10 +223,13 @@ double icsim_runtime_call_cpu(struct icsim_runtime *rt, const char *mpi_function
     return 0;
   double s = 0;
   rt->last_shm = 0;
+  ncpu_named = 0;
   for (int i = 0; i < rt->pf.nlayers; i++) {
+    cpu_layer = i;
     rt->last_part[i] = rt->pf.layer[i]->call_cpu ? rt->pf.layer[i]->call_cpu(rt->state[i], mpi_function) : 0;
     s += rt->last_part[i];
   }
+  cpu_layer = -1;
   rt->call_cpu_s += s;
   return s;
 }
@@ -218,6 +242,11 @@ uint64_t icsim_runtime_announce(struct icsim_runtime *rt, const struct icsim_msg
 
 void icsim_runtime_withdraw(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_withdraw(rt->transfers, id); }
 void icsim_runtime_cancel_lingering(struct icsim_runtime *rt, uint64_t id) { icsim_transfers_cancel(rt->transfers, id); }
+
+/* The phase a layer names for the part of transfers' time spent sharing their routes
+ * (icsim_wire_set_alone), and that layer. */
+static const char *alone_name;
+static int alone_layer = -1;
 
 /* --trace: one transfer more (DELTA 1) or less (-1) on every link and channel of the route SRC -> DST. */
 static void trace_route(struct icsim_runtime *rt, int src, int dst, double now, int delta)
@@ -246,14 +275,23 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   c->bandwidth_Bps = q->route_bandwidth_Bps;
   int intra = q->src_node == q->dst_node;
   c->nphases = 0;
+  c->flow_name = c->flow_layer = NULL;
+  c->alone_s = 0;
+  c->alone_name = NULL;
+  c->alone_layer = -1;
   for (int i = 0; i < rt->pf.nlayers; i++) {
     if (i == rt->pf.network && intra)
       continue; /* inside a node the data crosses the memory links, not the network stack */
     int before = c->nphases;
+    const char *flow = c->flow_name;
     if (rt->pf.layer[i]->wire)
       rt->pf.layer[i]->wire(rt->state[i], q, c);
     for (int k = before; k < c->nphases; k++)
       c->phase[k].layer = rt->pf.layer[i]->name;
+    if (c->flow_name != flow)
+      c->flow_layer = rt->pf.layer[i]->name;
+    if (c->alone_name && c->alone_layer < 0)
+      c->alone_layer = i;
   }
   double phases = 0;
   for (int k = 0; k < c->nphases; k++)
@@ -263,9 +301,13 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   if (t && t->id) { /* the MPI messages' transfers (SMPI's own have no end report) */
     for (int k = 0; k < c->nphases; k++)
       icsim_runtime_wire_phase(rt, c->phase[k].layer, c->phase[k].name, c->phase[k].s);
-    icsim_transfers_set_phases(rt->transfers, t->id, phases);
+    icsim_transfers_set_phases(rt->transfers, t->id, phases, c->alone_name ? c->alone_s : 0);
+    if (c->alone_name) { /* kept apart from the runtime's struct, whose size the heap's layout depends on */
+      alone_name = c->alone_name;
+      alone_layer = c->alone_layer;
+    }
     if (rt->trace)
-      icsim_trace_message_phases(rt->trace, t->id, c->phase, c->nphases);
+      icsim_trace_message_phases(rt->trace, t->id, c->phase, c->nphases, c->flow_layer, c->flow_name);
   }
 }
 
@@ -291,14 +333,25 @@ void icsim_runtime_transfer_done(struct icsim_runtime *rt, uint64_t id, double n
   const struct icsim_transfer *t = icsim_transfers_done(rt->transfers, id);
   if (!t)
     return;
+  /* the rest of its time is its flow: the route's latency and the bytes at SimGrid's shared rate
+   * (phases a stack priced longer than the transfer turned out to be are counted up to its end);
+   * what the flow took beyond the transfer's time alone (a layer that shapes sharing said it) is
+   * that layer's phase, known only now */
+  double dur = now - t->started_s;
+  double flow = dur > t->phases_s ? dur - t->phases_s : 0;
+  double shared = t->alone_s > 0 && alone_name ? fmin(fmax(dur - t->alone_s, 0), flow) : 0;
+  if (shared < 1e-9) /* SimGrid ends a transfer within its timing precision (1 ns): below it, rounding */
+    shared = 0;
+  const char *shared_layer = shared > 0 ? rt->pf.layer[alone_layer]->name : NULL;
+  if (shared > 0)
+    icsim_runtime_wire_phase(rt, shared_layer, alone_name, shared);
+  rt->wire_flow_s += flow - shared;
   if (rt->trace) {
+    if (shared > 0)
+      icsim_trace_message_late_phase(rt->trace, id, shared_layer, alone_name, shared);
     icsim_trace_message_end(rt->trace, now, id);
     trace_route(rt, t->src_host, t->dst_host, now, -1);
   }
-  /* the rest of its time is its flow: the route's latency and the bytes at SimGrid's shared rate
-   * (phases a stack priced longer than the transfer turned out to be are counted up to its end) */
-  double dur = now - t->started_s;
-  rt->wire_flow_s += dur > t->phases_s ? dur - t->phases_s : 0;
   rt->wire_transfers_done++;
   for (int i = 0; i < rt->pf.nlayers; i++)
     if (rt->pf.layer[i]->transfer_done)

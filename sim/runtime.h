@@ -135,6 +135,10 @@ void icsim_runtime_wire_phase(struct icsim_runtime *rt, const char *layer, const
 /* Rank RANK's CPU was just charged SECONDS of the cost of KIND last computed (its parts per layer:
  * rt->last_part), at simulated time NOW: kept in its breakdown. */
 void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds);
+/* The parts the layers named (icsim_cpu_part) of the last CPU cost computed, as rt->last_part: the
+ * layer that named each, its name and seconds, in the order named. Returns how many. */
+struct icsim_cpu_named { int layer; const char *name; double s; };
+int icsim_runtime_cpu_parts(struct icsim_cpu_named *out, int max);
 /* Rank RANK's CPU was just charged SECONDS of a poll that found nothing. */
 void icsim_runtime_polled(struct icsim_runtime *rt, int rank, double seconds);
 /* Rank RANK enters (1) or leaves (0) an MPI call of the program's at NOW; FINAL: MPI_Finalize. */

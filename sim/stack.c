@@ -77,6 +77,14 @@ static void add_phase(struct icsim_wire_cost *c, const char *name, double s, int
 
 void icsim_wire_add_phase(struct icsim_wire_cost *c, const char *name, double s) { add_phase(c, name, s, 0); }
 void icsim_wire_add_phase_after(struct icsim_wire_cost *c, const char *name, double s) { add_phase(c, name, s, 1); }
+void icsim_wire_name_flow(struct icsim_wire_cost *c, const char *name) { c->flow_name = name; }
+
+void icsim_wire_set_alone(struct icsim_wire_cost *c, const char *name, double alone_s)
+{
+  c->alone_name = name;
+  c->alone_s = alone_s;
+  c->alone_layer = -1;
+}
 
 int icsim_eager_push(const struct icsim_wire_query *q, struct icsim_wire_cost *c)
 {

@@ -66,6 +66,7 @@ struct icsim_transfer {
   int src_host, dst_host; /* SimGrid hosts (sockets) the data leaves and reaches */
   double announced_s, started_s;
   double phases_s; /* what the stacks' phases of it add up to (icsim_wire_cost) */
+  double alone_s;  /* how long it would take with its route to itself (icsim_wire_set_alone), 0: not told */
 };
 
 /* One transfer as SimGrid is about to start it. */
@@ -107,11 +108,35 @@ struct icsim_wire_cost {
    * (the route's latency, the bytes flowing at the rate SimGrid shares out), is its "flow". */
   int nphases;
   struct icsim_wire_phase phase[ICSIM_WIRE_MAX_PHASES];
+  /* Optional: what the flow is, in the paper's terms ("eager", "ring push"); NULL: "flow". A name
+   * only, for the timeline: it prices nothing. */
+  const char *flow_name;
+  const char *flow_layer; /* filled by the core: the layer that named it */
+  /* Optional, for a layer whose mechanism is how a route's links are shared (icsim_wire_set_alone):
+   * how long the transfer would take if no other transfer shared its route, and the name of the
+   * phase that the rest of it, known only at its end, is made of ("channel shares"). */
+  double alone_s;
+  const char *alone_name;
+  int alone_layer; /* filled by the core: the index of the layer that told it */
 };
 /* Add phase NAME of S seconds to C (ignored past ICSIM_WIRE_MAX_PHASES or when S <= 0); _after:
  * one that follows the bytes' flow. */
 void icsim_wire_add_phase(struct icsim_wire_cost *c, const char *name, double s);
 void icsim_wire_add_phase_after(struct icsim_wire_cost *c, const char *name, double s);
+/* Name C's flow (see flow_name). */
+void icsim_wire_name_flow(struct icsim_wire_cost *c, const char *name);
+/* The transfer would take ALONE_S seconds with its route to itself (C's latency and bandwidth as
+ * they stand, and the rate the layer's channels give one transfer): whatever its flow takes beyond
+ * that is phase NAME, added at its end (--trace, --breakdown). A later layer's word replaces an
+ * earlier one's. */
+void icsim_wire_set_alone(struct icsim_wire_cost *c, const char *name, double alone_s);
+
+/* Optional, inside a host-side hook (call_cpu, send_cpu, recv_cpu): a part of the CPU time the hook
+ * is returning, in the paper's terms ("registration", "queue system", "driver"), drawn on the
+ * timeline inside the layer's charge (--trace). It prices nothing: the hook's answer is the cost;
+ * parts beyond it are cut to fit, at most ICSIM_CPU_MAX_PARTS per charge. */
+#define ICSIM_CPU_MAX_PARTS 8
+void icsim_cpu_part(const char *name, double s);
 
 /* Named counters a stack reports; the JSON writer prints them under the stack's name. */
 struct icsim_counter {

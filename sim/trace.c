@@ -7,6 +7,16 @@
  * read it. Chrome: Trace Event JSON ("B"/"E" events, microseconds; one thread per rank), which
  * Perfetto and chrome://tracing open.
  *
+ * A transfer's phases are drawn when it ends: only then is its duration known (SimGrid shares the
+ * links out as transfers come and go), and so where its flow and the phases after it lie. Chrome
+ * takes events in any order. Paje readers want each container's events in time order (pj_dump
+ * refuses a container whose events go back in time, and accepts containers interleaved at
+ * different times: checked with pajeng 1.3.6), so in Paje each transfer goes, whole, into a
+ * "transfers" lane of its sending rank that is free from the transfer's start: lanes are taken
+ * greedily, a new one opened when every lane still holds a transfer that ended later. Per lane,
+ * transfers then never overlap and the events go forward in time; the file as a whole is in time
+ * order except for the lanes, whose transfers are written at their ends.
+ *
  * Nothing here touches the C library's heap (no malloc, no stdio FILE): the memory is mapped
  * apart and the file written with write(). Simulated figures may depend on where the program's
  * and the layer's buffers land (a registration cache keyed on addresses), and a trace must not
@@ -21,6 +31,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,8 +41,24 @@ struct open_msg {
   uint64_t id; /* 0: an empty slot */
   int src, dst;
   double t0;
-  int nph; /* Chrome: its transfer's phases as the stacks priced them */
-  struct icsim_wire_phase ph[ICSIM_WIRE_MAX_PHASES];
+  int nph; /* its transfer's phases as the stacks priced them, and one its end tells (after == 2) */
+  struct icsim_wire_phase ph[ICSIM_WIRE_MAX_PHASES + 1];
+  const char *flow_layer, *flow_name; /* what its flow is, when a layer named it */
+};
+
+/* A rank's transfer lanes (Paje): when each lane's last transfer ended. */
+struct lanes {
+  double *busy;
+  int n, cap;
+};
+
+/* A link or node channel as the trace follows it. */
+struct tlink {
+  int load;                 /* transfers crossing it now; -1: no container yet */
+  int active;               /* in the list of links sampled at each step of the clock */
+  double use_up, use_down;  /* utilisation last written (-1: nothing yet) */
+  const void *h_up, *h_down;/* the simulator's links for each direction (the same when shared) */
+  double nominal_Bps;
 };
 
 struct icsim_trace {
@@ -49,9 +76,11 @@ struct icsim_trace {
    * if the transfer never reported its end */
   struct open_msg *open;
   size_t open_cap, open_n;
-  /* links and node channels: how many transfers cross each now; -1: no container yet */
-  int *link_load;
+  /* links and node channels: how many transfers cross each now, how much of it is used */
+  struct tlink *link;
   int nlinks;
+  int *active, nactive; /* links whose utilisation may change: sampled as the clock moves */
+  struct lanes *lanes;  /* [nranks] (Paje) */
 };
 
 #define OUTCAP ((size_t)1 << 20)
@@ -154,12 +183,14 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
 {
   struct icsim_trace *t = tmem(sizeof *t);
   int fd = t ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-  if (fd < 0 || !(t->out = tmem(OUTCAP)) || !(t->depth = tmem((size_t)(nranks > 0 ? nranks : 1) * sizeof *t->depth))) {
+  if (fd < 0 || !(t->out = tmem(OUTCAP)) || !(t->depth = tmem((size_t)(nranks > 0 ? nranks : 1) * sizeof *t->depth)) ||
+      !(t->lanes = tmem((size_t)(nranks > 0 ? nranks : 1) * sizeof *t->lanes))) {
     snprintf(err, errlen, "cannot write the trace %s", path);
     if (fd >= 0)
       close(fd);
     if (t) {
       tfree(t->out, OUTCAP);
+      tfree(t->depth, (size_t)(nranks > 0 ? nranks : 1) * sizeof *t->depth);
       tfree(t, sizeof *t);
     }
     return NULL;
@@ -173,6 +204,11 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
     emit(t, "0 CT_run 0 \"run\"\n0 CT_rank CT_run \"rank\"\n3 ST_rank CT_rank \"state\"\n");
     emit(t, "4 LT_msg CT_run CT_rank CT_rank \"message\"\n6 VL_msg LT_msg \"message\" \"1 1 1\"\n");
     emit(t, "0 CT_link CT_run \"link\"\n1 VT_load CT_link \"transfers\" \"1 0 0\"\n");
+    /* utilisation: the bandwidth in use over the link's nominal bandwidth, of a shared link or of
+     * each direction of a split-duplex one */
+    emit(t, "1 VT_use CT_link \"utilisation\" \"0 0 1\"\n1 VT_up CT_link \"utilisation up\" \"0 0 1\"\n"
+            "1 VT_down CT_link \"utilisation down\" \"0 1 0\"\n");
+    emit(t, "0 CT_xfer CT_rank \"transfers\"\n3 ST_xfer CT_xfer \"transfer\"\n");
     emit(t, "7 0 C_run CT_run 0 \"icsim\"\n");
     for (int r = 0; r < nranks; r++)
       emit(t, "7 0 C_rank%d CT_rank C_run \"rank %d\"\n", r, r);
@@ -190,11 +226,13 @@ struct icsim_trace *icsim_trace_open(const char *path, enum icsim_trace_format f
   return t;
 }
 
-/* Paje: the alias of state NAME, defined now if new. */
-static int paje_value(struct icsim_trace *t, const char *name)
+/* Paje: the alias of state NAME of state type TYPE ("ST_rank", "ST_xfer"), defined now if new. */
+static int paje_value(struct icsim_trace *t, const char *type, const char *name)
 {
+  char key[sizeof t->values[0]];
+  snprintf(key, sizeof key, "%s %s", type, name);
   for (int i = 0; i < t->nvalues; i++)
-    if (!strcmp(t->values[i], name))
+    if (!strcmp(t->values[i], key))
       return i;
   if (t->nvalues == t->capvalues) {
     int cap = t->capvalues ? 2 * t->capvalues : 64;
@@ -203,12 +241,12 @@ static int paje_value(struct icsim_trace *t, const char *name)
     if (!t->values)
       return 0;
   }
-  snprintf(t->values[t->nvalues], sizeof t->values[0], "%s", name);
+  memcpy(t->values[t->nvalues], key, sizeof key);
   /* a colour from the name, stable across runs */
   unsigned h = 5381;
   for (const char *c = name; *c; c++)
     h = h * 33 + (unsigned char)*c;
-  emit(t, "6 V%d ST_rank \"%s\" \"%.2f %.2f %.2f\"\n", t->nvalues, name, (h & 255) / 255.0,
+  emit(t, "6 V%d %s \"%s\" \"%.2f %.2f %.2f\"\n", t->nvalues, type, name, (h & 255) / 255.0,
        ((h >> 8) & 255) / 255.0, ((h >> 16) & 255) / 255.0);
   return t->nvalues++;
 }
@@ -219,7 +257,7 @@ void icsim_trace_push(struct icsim_trace *t, int rank, double time, const char *
     return;
   t->depth[rank]++;
   if (t->format == ICSIM_TRACE_PAJE) {
-    int v = paje_value(t, state);
+    int v = paje_value(t, "ST_rank", state);
     emit(t, "11 %.9f ST_rank C_rank%d V%d\n", time, rank, v);
   } else {
     emit(t, "%s{\"name\": \"%s\", \"ph\": \"B\", \"ts\": %.3f, \"pid\": 0, \"tid\": %d}", t->first_event ? "" : ",\n",
@@ -308,13 +346,73 @@ void icsim_trace_message_start(struct icsim_trace *t, double time, uint64_t id, 
   }
 }
 
-void icsim_trace_message_phases(struct icsim_trace *t, uint64_t id, const struct icsim_wire_phase *ph, int n)
+void icsim_trace_message_phases(struct icsim_trace *t, uint64_t id, const struct icsim_wire_phase *ph, int n,
+                                const char *flow_layer, const char *flow_name)
 {
-  struct open_msg *e = t && t->format == ICSIM_TRACE_CHROME && n > 0 ? open_find(t, id) : NULL;
+  struct open_msg *e = t ? open_find(t, id) : NULL;
   if (!e)
     return;
-  e->nph = n < ICSIM_WIRE_MAX_PHASES ? n : ICSIM_WIRE_MAX_PHASES;
+  e->nph = n < 0 ? 0 : n < ICSIM_WIRE_MAX_PHASES ? n : ICSIM_WIRE_MAX_PHASES;
   memcpy(e->ph, ph, (size_t)e->nph * sizeof *ph);
+  e->flow_layer = flow_layer;
+  e->flow_name = flow_name;
+}
+
+void icsim_trace_message_late_phase(struct icsim_trace *t, uint64_t id, const char *layer, const char *name, double s)
+{
+  struct open_msg *e = t ? open_find(t, id) : NULL;
+  if (!e || s <= 0 || e->nph > ICSIM_WIRE_MAX_PHASES)
+    return;
+  e->ph[e->nph++] = (struct icsim_wire_phase){name, s, layer, 2};
+}
+
+/* One piece of a transfer's time: a phase or its flow, from A to B. */
+struct seg {
+  char name[128];
+  double a, b;
+};
+
+/* E's time, from its start to END, as pieces one after the other: the phases priced at its start
+ * (after == 0), the flow, the part of the flow a layer said was lost sharing the route (after == 2,
+ * told at the end), and the phases that follow the bytes (after == 1, a FIN). Phases priced longer
+ * than the transfer turned out to be are shrunk to fit it. Returns how many pieces (at most
+ * ICSIM_WIRE_MAX_PHASES + 2). */
+static int segments(const struct open_msg *e, double end, struct seg *out)
+{
+  double dur = end - e->t0, sum = 0, tail = 0;
+  for (int k = 0; k < e->nph; k++)
+    sum += e->ph[k].s;
+  double f = sum > dur && sum > 0 ? dur / sum : 1, at = e->t0;
+  for (int k = 0; k < e->nph; k++)
+    tail += e->ph[k].after ? e->ph[k].s * f : 0;
+  int n = 0;
+  static const int order[] = {0, -1, 2, 1}; /* -1: the flow */
+  for (int o = 0; o < 4; o++) {
+    if (order[o] < 0) {
+      double flow_end = end - tail;
+      if (flow_end > at) {
+        if (e->flow_name)
+          snprintf(out[n].name, sizeof out[n].name, "%s %s", e->flow_layer ? e->flow_layer : "", e->flow_name);
+        else
+          snprintf(out[n].name, sizeof out[n].name, "flow");
+        out[n].a = at;
+        out[n++].b = at = flow_end;
+      }
+      continue;
+    }
+    for (int k = 0; k < e->nph; k++) {
+      if (e->ph[k].after != order[o])
+        continue;
+      snprintf(out[n].name, sizeof out[n].name, "%s %s", e->ph[k].layer ? e->ph[k].layer : "", e->ph[k].name);
+      out[n].a = at;
+      /* the last piece ends where the transfer does, whatever the rounding of the sums */
+      at = fmin(end, at + e->ph[k].s * f);
+      out[n++].b = at;
+    }
+  }
+  if (n > 0)
+    out[n - 1].b = end;
+  return n;
 }
 
 /* Chrome: one async event PH ("b" or "e") on the transfers' track of the sending rank SRC. */
@@ -326,80 +424,167 @@ static void async(struct icsim_trace *t, const char *ph, uint64_t id, double tim
   t->first_event = 0;
 }
 
+/* Paje: a lane of rank R free from T0 on (opened if none is), now busy until T1; its index. */
+static int lane_take(struct icsim_trace *t, int r, double t0, double t1)
+{
+  struct lanes *l = &t->lanes[r];
+  int k = 0;
+  while (k < l->n && l->busy[k] > t0)
+    k++;
+  if (k == l->n) {
+    if (l->n == l->cap) {
+      int cap = l->cap ? 2 * l->cap : 8;
+      l->busy = tgrow(l->busy, (size_t)l->cap * sizeof *l->busy, (size_t)cap * sizeof *l->busy);
+      if (!l->busy) {
+        l->n = l->cap = 0;
+        return -1;
+      }
+      l->cap = cap;
+    }
+    l->n++;
+    emit(t, "7 %.9f C_x%d_%d CT_xfer C_rank%d \"rank %d transfers %d\"\n", t0, r, k, r, r, k);
+  }
+  l->busy[k] = t1;
+  return k;
+}
+
 void icsim_trace_message_end(struct icsim_trace *t, double time, uint64_t id)
 {
   struct open_msg *e = t ? open_find(t, id) : NULL;
   if (!e)
     return;
+  struct seg seg[ICSIM_WIRE_MAX_PHASES + 2];
+  int nseg = segments(e, time, seg);
   if (t->format == ICSIM_TRACE_PAJE) {
     emit(t, "15 %.9f LT_msg C_run VL_msg C_rank%d m%llu\n", time, e->dst, (unsigned long long)id);
+    /* the transfer in a lane of its sender: one state over its time, its pieces nested in it */
+    int k = lane_take(t, e->src, e->t0, time);
+    if (k >= 0) {
+      emit(t, "11 %.9f ST_xfer C_x%d_%d V%d\n", e->t0, e->src, k, paje_value(t, "ST_xfer", "transfer"));
+      for (int i = 0; i < nseg; i++) {
+        int v = paje_value(t, "ST_xfer", seg[i].name);
+        emit(t, "11 %.9f ST_xfer C_x%d_%d V%d\n12 %.9f ST_xfer C_x%d_%d\n", seg[i].a, e->src, k, v, seg[i].b, e->src,
+             k);
+      }
+      emit(t, "12 %.9f ST_xfer C_x%d_%d\n", time, e->src, k);
+    }
   } else {
     emit(t, "%s{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %llu, "
                   "\"ts\": %.3f, \"pid\": 0, \"tid\": %d}",
             t->first_event ? "" : ",\n", (unsigned long long)id, time * 1e6, e->dst);
     t->first_event = 0;
-    /* the transfer on its sender's track: its phases in order, then its flow; phases priced
-     * longer than the transfer turned out to be are shrunk to fit it */
-    double dur = time - e->t0, sum = 0;
-    for (int k = 0; k < e->nph; k++)
-      sum += e->ph[k].s;
-    double f = sum > dur && sum > 0 ? dur / sum : 1, at = e->t0;
-    char name[128];
-    double after = 0;
-    for (int k = 0; k < e->nph; k++)
-      after += e->ph[k].after ? e->ph[k].s * f : 0;
+    /* the transfer on its sender's track: its pieces one after the other */
     async(t, "b", id, e->t0, e->src, "transfer");
-    for (int pass = 0; pass < 2; pass++) { /* the phases before the flow, the flow, those after it */
-      for (int k = 0; k < e->nph; k++) {
-        if (e->ph[k].after != pass)
-          continue;
-        snprintf(name, sizeof name, "%s %s", e->ph[k].layer ? e->ph[k].layer : "", e->ph[k].name);
-        async(t, "b", id, at, e->src, name);
-        at = fmin(time, at + e->ph[k].s * f);
-        async(t, "e", id, at, e->src, name);
-      }
-      double flow_end = time - after;
-      if (!pass && flow_end > at) {
-        async(t, "b", id, at, e->src, "flow");
-        async(t, "e", id, flow_end, e->src, "flow");
-        at = flow_end;
-      }
+    for (int i = 0; i < nseg; i++) {
+      async(t, "b", id, seg[i].a, e->src, seg[i].name);
+      async(t, "e", id, seg[i].b, e->src, seg[i].name);
     }
     async(t, "e", id, time, e->src, "transfer");
   }
   open_drop(t, e);
 }
 
-void icsim_trace_link_load(struct icsim_trace *t, double time, int link, const char *name, int delta)
+/* Link LINK's record, the table grown to hold it; NULL when out of memory. */
+static struct tlink *link_at(struct icsim_trace *t, int link)
 {
-  if (!t || link < 0)
-    return;
+  if (link < 0)
+    return NULL;
   if (link >= t->nlinks) {
     int n = link + 64;
-    t->link_load = tgrow(t->link_load, (size_t)t->nlinks * sizeof *t->link_load, (size_t)n * sizeof *t->link_load);
-    if (!t->link_load) {
-      t->nlinks = 0;
-      return;
+    t->link = tgrow(t->link, (size_t)t->nlinks * sizeof *t->link, (size_t)n * sizeof *t->link);
+    t->active = tgrow(t->active, (size_t)t->nlinks * sizeof *t->active, (size_t)n * sizeof *t->active);
+    if (!t->link || !t->active) {
+      t->nlinks = t->nactive = 0;
+      return NULL;
     }
     for (int i = t->nlinks; i < n; i++)
-      t->link_load[i] = -1;
+      t->link[i] = (struct tlink){.load = -1, .use_up = -1, .use_down = -1};
     t->nlinks = n;
   }
-  if (t->link_load[link] < 0) { /* first use: its container (Paje), from now on */
-    t->link_load[link] = 0;
+  return &t->link[link];
+}
+
+void icsim_trace_link_handles(struct icsim_trace *t, int link, const void *up, const void *down, double nominal_Bps)
+{
+  struct tlink *l = t ? link_at(t, link) : NULL;
+  if (!l)
+    return;
+  l->h_up = up;
+  l->h_down = down;
+  l->nominal_Bps = nominal_Bps;
+}
+
+void icsim_trace_link_load(struct icsim_trace *t, double time, int link, const char *name, int delta)
+{
+  struct tlink *l = t ? link_at(t, link) : NULL;
+  if (!l)
+    return;
+  if (l->load < 0) { /* first use: its container (Paje), from now on */
+    l->load = 0;
     if (t->format == ICSIM_TRACE_PAJE)
       emit(t, "7 %.9f C_link%d CT_link C_run \"%s\"\n", time, link, name);
   }
-  t->link_load[link] += delta;
-  if (t->link_load[link] < 0)
-    t->link_load[link] = 0;
+  l->load += delta;
+  if (l->load < 0)
+    l->load = 0;
+  if (l->load > 0 && !l->active && l->h_up) { /* sampled from now until it is idle again */
+    l->active = 1;
+    t->active[t->nactive++] = link;
+  }
   if (t->format == ICSIM_TRACE_PAJE)
-    emit(t, "9 %.9f VT_load C_link%d %d\n", time, link, t->link_load[link]);
+    emit(t, "9 %.9f VT_load C_link%d %d\n", time, link, l->load);
   else {
     emit(t, "%s{\"name\": \"%s\", \"cat\": \"link\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": 2, "
                   "\"args\": {\"transfers\": %d}}",
-            t->first_event ? "" : ",\n", name, time * 1e6, t->link_load[link]);
+            t->first_event ? "" : ",\n", name, time * 1e6, l->load);
     t->first_event = 0;
+  }
+}
+
+void icsim_trace_sample_links(struct icsim_trace *t, double time, double (*usage_Bps)(const void *h),
+                              const char *(*name_of)(int link))
+{
+  if (!t)
+    return;
+  for (int i = 0; i < t->nactive;) {
+    int li = t->active[i];
+    struct tlink *l = &t->link[li];
+    int split = l->h_down != l->h_up;
+    /* 6 significant digits: what a plot can show, and a rate that only wobbles at the solver's
+     * precision is not written again */
+    double up = l->nominal_Bps > 0 ? usage_Bps(l->h_up) / l->nominal_Bps : 0;
+    double down = split && l->nominal_Bps > 0 ? usage_Bps(l->h_down) / l->nominal_Bps : 0;
+    char su[32], sd[32], ou[32], od[32];
+    snprintf(su, sizeof su, "%.6g", up);
+    snprintf(sd, sizeof sd, "%.6g", down);
+    snprintf(ou, sizeof ou, "%.6g", l->use_up);
+    snprintf(od, sizeof od, "%.6g", l->use_down);
+    int cu = strcmp(su, ou) != 0, cd = split && strcmp(sd, od) != 0;
+    if (cu || cd) {
+      if (t->format == ICSIM_TRACE_PAJE) {
+        if (cu)
+          emit(t, "9 %.9f %s C_link%d %s\n", time, split ? "VT_up" : "VT_use", li, su);
+        if (cd)
+          emit(t, "9 %.9f VT_down C_link%d %s\n", time, li, sd);
+      } else {
+        if (split)
+          emit(t, "%s{\"name\": \"%s utilisation\", \"cat\": \"link\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": 2, "
+                  "\"args\": {\"up\": %s, \"down\": %s}}",
+               t->first_event ? "" : ",\n", name_of(li), time * 1e6, su, sd);
+        else
+          emit(t, "%s{\"name\": \"%s utilisation\", \"cat\": \"link\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": 2, "
+                  "\"args\": {\"utilisation\": %s}}",
+               t->first_event ? "" : ",\n", name_of(li), time * 1e6, su);
+        t->first_event = 0;
+      }
+      l->use_up = atof(su);
+      l->use_down = atof(sd);
+    }
+    if (l->load == 0 && l->use_up == 0 && l->use_down <= 0) { /* idle: out of the list */
+      l->active = 0;
+      t->active[i] = t->active[--t->nactive];
+    } else
+      i++;
   }
 }
 
@@ -421,10 +606,13 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
       icsim_trace_pop(t, r, end_time);
   if (t->format == ICSIM_TRACE_PAJE) {
     for (int l = 0; l < t->nlinks; l++)
-      if (t->link_load[l] >= 0)
+      if (t->link[l].load >= 0)
         emit(t, "8 %.9f CT_link C_link%d\n", end_time, l);
-    for (int r = 0; r < t->nranks; r++)
+    for (int r = 0; r < t->nranks; r++) {
+      for (int k = 0; k < t->lanes[r].n; k++)
+        emit(t, "8 %.9f CT_xfer C_x%d_%d\n", end_time, r, k);
       emit(t, "8 %.9f CT_rank C_rank%d\n", end_time, r);
+    }
     emit(t, "8 %.9f CT_run C_run\n", end_time);
   } else {
     emit(t, "\n]\n");
@@ -436,7 +624,11 @@ int icsim_trace_close(struct icsim_trace *t, double end_time)
   tfree(t->values, (size_t)t->capvalues * sizeof *t->values);
   tfree(t->depth, (size_t)(t->nranks > 0 ? t->nranks : 1) * sizeof *t->depth);
   tfree(t->open, t->open_cap * sizeof *t->open);
-  tfree(t->link_load, (size_t)t->nlinks * sizeof *t->link_load);
+  tfree(t->link, (size_t)t->nlinks * sizeof *t->link);
+  tfree(t->active, (size_t)t->nlinks * sizeof *t->active);
+  for (int r = 0; r < t->nranks; r++)
+    tfree(t->lanes[r].busy, (size_t)t->lanes[r].cap * sizeof *t->lanes[r].busy);
+  tfree(t->lanes, (size_t)(t->nranks > 0 ? t->nranks : 1) * sizeof *t->lanes);
   tfree(t->out, OUTCAP);
   tfree(t, sizeof *t);
   return rc;

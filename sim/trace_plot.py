@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A Gantt chart of an icsim Paje trace (icsim run --trace), drawn with gnuplot.
 
-    trace_plot.py TRACE.paje OUT.png [--from SECONDS] [--to SECONDS] [--title TEXT]
+    trace_plot.py TRACE.paje OUT.png [--from SECONDS] [--to SECONDS] [--title TEXT] [--transfers]
 
 One row per rank: the MPI call (or "program") the rank is in, full height; the stacks' CPU costs
-and declared computation inside it as the thinner bars above, one colour per state name. Times
-are simulated seconds, shown in microseconds. Python standard library and gnuplot only.
+and declared computation inside it as the thinner bars above, one colour per state name. With
+--transfers, the transfers the rank sent below it, one thin line per transfer lane: each
+transfer's phases and flow as the stacks priced them. Times are simulated seconds, shown in
+microseconds. Python standard library and gnuplot only.
 """
 import argparse
 import os
@@ -14,8 +16,9 @@ import sys
 import tempfile
 
 
-def read_paje(path):
-    """[(rank, depth, start, end, name)] from the pushes and pops icsim writes."""
+def read_paje(path, transfers=False):
+    """[(rank, depth, start, end, name)] from the pushes and pops icsim writes; with TRANSFERS, the
+    pieces of the transfers too, as depth -1 - lane."""
     values, stacks, out = {}, {}, []
     with open(path) as f:
         for line in f:
@@ -24,13 +27,19 @@ def read_paje(path):
             p = line.split()
             if p[0] == "6":  # PajeDefineEntityValue: alias, type, "name", "colour"
                 values[p[1]] = line.split('"')[1]
+            elif p[0] in ("11", "12") and p[2] != "ST_rank" and not (transfers and p[2] == "ST_xfer"):
+                continue  # the transfers' lanes (ST_xfer), unless asked for
             elif p[0] == "11":  # PajePushState: time, type, container, value
                 stacks.setdefault(p[3], []).append((float(p[1]), values.get(p[4], p[4])))
             elif p[0] == "12":  # PajePopState: time, type, container
                 st = stacks.get(p[3])
                 if st:
                     t0, name = st.pop()
-                    out.append((int(p[3][len("C_rank"):]), len(st), t0, float(p[1]), name))
+                    if p[3].startswith("C_rank"):
+                        out.append((int(p[3][len("C_rank"):]), len(st), t0, float(p[1]), name))
+                    elif len(st) == 1:  # C_x<rank>_<lane>: a transfer's piece (depth 1 in its lane)
+                        r, lane = p[3][len("C_x"):].split("_")
+                        out.append((int(r), -1 - int(lane), t0, float(p[1]), name))
     return out
 
 
@@ -41,9 +50,10 @@ def main():
     ap.add_argument("--from", dest="t0", type=float, default=None, help="start of the window (s)")
     ap.add_argument("--to", dest="t1", type=float, default=None, help="end of the window (s)")
     ap.add_argument("--title", default=None)
+    ap.add_argument("--transfers", action="store_true", help="draw each rank's transfers and their phases below it")
     a = ap.parse_args()
     try:
-        states = read_paje(a.trace)
+        states = read_paje(a.trace, a.transfers)
     except OSError as e:
         sys.exit("trace_plot.py: %s" % e)
     if not states:
@@ -70,7 +80,10 @@ def main():
                     if n != name:
                         continue
                     b, e = max(b, t0) * 1e6, min(e, t1) * 1e6
-                    y, h = (r - 0.15, 0.25) if d == 0 else (r + 0.12 + 0.1 * (d - 1), 0.05)
+                    if d < 0:  # a transfer's piece, in lane -1 - d below the rank's calls
+                        y, h = r - 0.45 - 0.06 * (-1 - d), 0.025
+                    else:
+                        y, h = (r - 0.15, 0.25) if d == 0 else (r + 0.12 + 0.1 * (d - 1), 0.05)
                     f.write("%.6f %.6f %.6f %.6f\n" % ((b + e) / 2, y, (e - b) / 2, h))
             plots.append("'%s' using 1:2:3:4 with boxxyerrorbars lc %d title '%s'" % (path, i + 1, name))
         script.append("plot " + ", \\\n     ".join(plots))

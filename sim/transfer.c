@@ -182,11 +182,12 @@ int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id)
   return 0;
 }
 
-void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, double s)
+void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, double s, double alone_s)
 {
   for (struct node *n = t->flying[id_bucket(id)]; n; n = n->next)
     if (n->t.id == id) {
       n->t.phases_s = s;
+      n->t.alone_s = alone_s;
       return;
     }
 }

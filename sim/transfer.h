@@ -41,8 +41,9 @@ int icsim_transfers_withdraw(struct icsim_transfer_table *t, uint64_t id);
 /* MPI side: message ID was cancelled but SMPI may still deliver it (a detached send left in the
  * mailbox): no longer counted as announced, yet a transfer may still take it (and count it). */
 int icsim_transfers_cancel(struct icsim_transfer_table *t, uint64_t id);
-/* The stacks' phases of transfer ID (just started) add up to S seconds. */
-void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, double s);
+/* The stacks' phases of transfer ID (just started) add up to S seconds; alone, it would take ALONE_S
+ * (0: no layer said). */
+void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, double s, double alone_s);
 /* SimGrid completed transfer ID; returns the record (valid until the next call) or NULL. */
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id);
 

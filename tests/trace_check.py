@@ -15,10 +15,21 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
 - both hold the messages as arrows from the sending rank to the receiving one (Paje links, Chrome
   flow events), each ending after it starts;
 - both hold, per link and node channel the transfers cross, how many cross it (a Paje variable, a
-  Chrome counter), never below zero;
-- the Chrome trace holds each transfer with its phases as its platform's stack priced them (the
-  paper's names) and its flow, one after the other, summing to the transfer's duration.
-And a deadlocked run's trace is written, both ranks stuck in MPI_Recv. Exit 1 with every failure
+  Chrome counter), never below zero, and its utilisation (bandwidth in use over nominal), never
+  below zero, above zero only while a transfer crosses it, and near 1 somewhere in the ping-pong
+  (its large messages fill the route's slowest link);
+- both hold each transfer with its phases as its platform's stack priced them (the paper's names)
+  and its flow, one after the other, summing to the transfer's duration: Chrome on the sender's
+  track, Paje in the sender's transfer lanes (a transfer never overlaps another in its lane), the
+  same number of transfers and the same phase names in both, one per message arrow;
+- the phases each stack names appear on its platform (the ping-pong; the all-to-all for the
+  phases of sharing: numa's channel shares, generic's PAUSE port shares, which the ping-pong, whose
+  transfers share nothing, must not have: a layer's time alone is then the transfer's), and the parts of its CPU
+  costs it names (SMPO's library, queue system and driver; generic's registration) as states
+  nested in its charges.
+Inside a node, numa's channel shares are nil for a lone copy (in a socket, across the sockets) and
+positive when copies share a memory controller. And a deadlocked run's trace is written, both ranks
+stuck in MPI_Recv. Exit 1 with every failure
 listed. Python standard library only.
 """
 import json
@@ -35,9 +46,17 @@ CASES = [("pingpong", 2, ["osu_latency", "-m", "1:262144", "-i", "5", "-x", "1"]
 EPS = 1e-9
 # the phases each platform's network stack prices a large message's transfer with
 PHASES = {"niisi-rapidio-4": ["rapidio segments", "rapidio MX rendezvous", "rapidio bounce copies"],
-          "score-gige-xeon": ["generic RTS-CTS", "generic frame headers"],
-          "sibsutis-numa-ib": ["generic RTS-CTS", "generic FIN"], "sibsutis-smp-gige": ["generic RTS-CTS"],
-          "skif-aurora": ["skifch torus headers", "flow"], "vniief-smpo": ["smpo adapter starts", "smpo RTS-CTS"]}
+          "score-gige-xeon": ["generic RTS-CTS", "generic frame headers", "generic eager", "generic rendezvous data"],
+          "sibsutis-numa-ib": ["generic RTS-CTS", "generic FIN", "generic eager", "generic RDMA write"],
+          "sibsutis-smp-gige": ["generic RTS-CTS", "generic eager"],
+          "skif-aurora": ["skifch torus headers", "skifch ring push", "flow"],
+          "vniief-smpo": ["smpo adapter starts", "smpo RTS-CTS", "smpo packet headers"]}
+# the parts of the stacks' CPU costs each platform's stack names (states nested in its charges)
+CPU_PARTS = {"sibsutis-numa-ib": ["generic eager copy", "generic registration"], "sibsutis-smp-gige": ["generic eager copy"],
+             "skif-aurora": ["skifch MPI matching"], "vniief-smpo": ["smpo library", "smpo queue system", "smpo driver"]}
+# ... and the phases of sharing, in the all-to-all (its transfers share links and channels)
+SHARING_PHASES = {"sibsutis-numa-ib": ["numa channel shares"], "sibsutis-smp-gige": ["numa channel shares"],
+                  "score-gige-xeon": ["generic port shares (PAUSE)"]}
 failures = []
 
 
@@ -93,29 +112,82 @@ def check_breakdown(bd, states, what):
             failures.append("%s: rank %d: %.9f in MPI calls on the timeline, %.9f in the breakdown" % (what, r, in_mpi, mpi_parts))
 
 
-def paje_states(path, what):
+def paje_states(path, what, case):
+    """The ranks' states and the transfers' (lanes) from pj_dump, and the checks of the arrows and
+    the links' variables."""
     r = subprocess.run(["pj_dump", "-l", "12", path], capture_output=True, text=True)
     if r.returncode != 0:
         failures.append("%s: pj_dump exit %d: %s" % (what, r.returncode, r.stderr.strip()[:300]))
-        return None
-    states, links, variables = [], 0, 0  # states: (rank, start, end, depth, name)
+        return None, None
+    states, xfers, links = [], [], 0  # (container, start, end, depth, name)
+    load, use = {}, {}  # link -> [(start, end, value)]
     for line in r.stdout.splitlines():
         f = [x.strip() for x in line.split(",")]
         if f[0] == "State":
-            states.append((f[1], float(f[3]), float(f[4]), int(float(f[6])), f[7]))
+            st = (f[1], float(f[3]), float(f[4]), int(float(f[6])), f[7])
+            (states if f[2] == "state" else xfers).append(st)
         elif f[0] == "Variable":  # Variable, container, type, start, end, duration, value
-            variables += 1
-            if float(f[6]) < 0 or f[2] != "transfers":
-                failures.append("%s: link %s carries %s %s transfers" % (what, f[1], f[6], f[2]))
+            iv = (float(f[3]), float(f[4]), float(f[6]))
+            if f[2] == "transfers":
+                load.setdefault(f[1], []).append(iv)
+            elif f[2] in ("utilisation", "utilisation up", "utilisation down"):
+                use.setdefault(f[1], []).append(iv)
+            else:
+                failures.append("%s: link %s has an unknown variable %s" % (what, f[1], f[2]))
+            if float(f[6]) < 0:
+                failures.append("%s: link %s carries %s %s" % (what, f[1], f[6], f[2]))
         elif f[0] == "Link":  # Link, container, type, start, end, duration, value, from, to, key
             links += 1
             if float(f[4]) < float(f[3]) - EPS or not f[7].startswith("rank") or not f[8].startswith("rank"):
                 failures.append("%s: message arrow %s runs from %s at %s to %s at %s" % (what, f[9], f[7], f[3], f[8], f[4]))
     if links == 0:
         failures.append("%s: no message arrows" % what)
-    if variables == 0:
+    if not load:
         failures.append("%s: no link carries a transfer" % what)
-    return states
+    if not use:
+        failures.append("%s: no link has a utilisation" % what)
+    # a link is used only while a transfer crosses it (the rates are the flows')
+    for name, ivs in use.items():
+        for s0, e0, v in ivs:
+            if v > 0 and e0 - s0 > EPS and any(l[2] == 0 and l[0] < e0 - EPS and s0 < l[1] - EPS for l in load.get(name, [])):
+                failures.append("%s: link %s is %.3f used over [%.9f, %.9f] with no transfer on it" % (what, name, v, s0, e0))
+                break
+    if case == "pingpong" and max((v for ivs in use.values() for _, _, v in ivs), default=0) < 0.5:
+        failures.append("%s: no link is ever more than half used by the ping-pong's large messages" % what)
+    names = check_paje_transfers(xfers, what)
+    if len(xfers) and sum(1 for x in xfers if x[3] == 0) != links:
+        failures.append("%s: %d transfers in the lanes, %d message arrows" % (what, sum(1 for x in xfers if x[3] == 0), links))
+    return states, (sum(1 for x in xfers if x[3] == 0), names)
+
+
+def check_paje_transfers(xfers, what):
+    """In each lane the transfers follow each other without overlap, and each one's pieces (depth 1)
+    tile it from its start to its end (printed to the nanosecond). Returns the pieces' names."""
+    lanes, names = {}, set()
+    for x in xfers:
+        lanes.setdefault(x[0], []).append(x)
+    for lane, xs in lanes.items():
+        xs.sort(key=lambda x: (x[1], x[3], x[2]))
+        tops = [x for x in xs if x[3] == 0]
+        for a, b in zip(tops, tops[1:]):
+            if b[1] < a[2] - EPS:
+                failures.append("%s: lane %s: transfers [%.9f, %.9f] and [%.9f, %.9f] overlap" % (what, lane, a[1], a[2], b[1], b[2]))
+                return names
+        i = 0
+        for top in tops:
+            pieces = [x for x in xs if x[3] == 1 and top[1] - EPS <= x[1] and x[2] <= top[2] + EPS]
+            pieces.sort(key=lambda x: (x[1], x[2]))
+            at = top[1]
+            for p in pieces:
+                names.add(p[4])
+                if abs(p[1] - at) > 1.5 * EPS:
+                    failures.append("%s: lane %s: transfer at %.9f: piece %s starts at %.9f, not %.9f" % (what, lane, top[1], p[4], p[1], at))
+                    return names
+                at = p[2]
+            if not pieces or abs(at - top[2]) > 1.5 * EPS:
+                failures.append("%s: lane %s: transfer [%.9f, %.9f]: its pieces end at %.9f" % (what, lane, top[1], top[2], at))
+                return names
+    return names
 
 
 def check_tiling(states, what):
@@ -149,13 +221,15 @@ def chrome_states(path, what):
     except ValueError as e:
         failures.append("%s: not valid JSON: %s" % (what, e))
         return None
-    open_, last, out, flows, transfers = {}, {}, [], {}, {}
+    open_, last, out, flows, transfers, counters = {}, {}, [], {}, {}, set()
     for e in events:
         if e.get("ph") == "M":
             continue
-        if e.get("ph") == "C":  # a link's load
-            if e["args"]["transfers"] < 0:
-                failures.append("%s: link %s carries %d transfers" % (what, e["name"], e["args"]["transfers"]))
+        if e.get("ph") == "C":  # a link's load (transfers) or its utilisation (up and down, or whole)
+            if any(v < 0 for v in e["args"].values()) or not e["args"] or \
+                    not set(e["args"]) <= {"transfers", "utilisation", "up", "down"}:
+                failures.append("%s: link %s: counter %s" % (what, e["name"], e["args"]))
+            counters.add("utilisation" if e["name"].endswith(" utilisation") else "transfers")
             continue
         if e.get("ph") in ("b", "e") and e.get("cat") == "transfer":  # a transfer and its phases
             transfers.setdefault(e["id"], []).append((e["ph"], e["name"], e["ts"]))
@@ -181,6 +255,8 @@ def chrome_states(path, what):
             return None
     if any(open_.values()):
         failures.append("%s: states left open at the end" % what)
+    if counters != {"transfers", "utilisation"}:
+        failures.append("%s: the links' counters are %s, not transfers and utilisation" % (what, sorted(counters)))
     if not flows or any(v != "sf" for v in flows.values()):
         failures.append("%s: message arrows missing or not each one start then one end" % what)
     names = set()
@@ -195,12 +271,12 @@ def chrome_states(path, what):
             names.add(b[1])
             if b[0] != "b" or e[0] != "e" or b[1] != e[1] or abs(b[2] - at) > 0.0015 or e[2] < b[2] - 0.0015:
                 failures.append("%s: transfer %d: its phases do not follow each other: %s" % (what, tid, inner))
-                return out, names
+                return out, names, len(transfers)
             at = e[2]
         if abs(at - ev[-1][2]) > 0.0015 * (1 + len(inner)):
             failures.append("%s: transfer %d: its phases end at %.3f us, the transfer at %.3f us" % (what, tid, at, ev[-1][2]))
             break
-    return out, names
+    return out, names, len(transfers)
 
 
 def main():
@@ -222,7 +298,7 @@ def main():
                 continue
             if out0 != out1 or out0 != out2:
                 failures.append("%s: the program's output changes with --trace" % what)
-            states = paje_states(paje, what + " paje")
+            states, pt = paje_states(paje, what + " paje", case)
             bd = breakdown(err1, what)
             if bd is not None and states is not None:
                 if len(bd) != n:
@@ -231,24 +307,44 @@ def main():
             if states is not None:
                 ranks = check_tiling(states, what + " paje")
                 names = {s[4] for s in states}
-                for need in (call, "MPI_Finalize", "program"):
+                for need in (call, "MPI_Finalize", "program") + tuple(CPU_PARTS.get(platform, []) if case == "pingpong" else ()):
                     if need not in names:
                         failures.append("%s paje: no %s state" % (what, need))
                 if len(ranks) != n:
                     failures.append("%s paje: %d ranks have states, expected %d" % (what, len(ranks), n))
             cs = chrome_states(chrome, what + " chrome")
-            phase_names = set()
+            phase_names, ntransfers = set(), 0
             if cs is not None:
-                cs, phase_names = cs
-            if case == "pingpong":
-                for need in PHASES.get(platform, []):
-                    if need not in phase_names:
-                        failures.append("%s chrome: no transfer phase %r (phases: %s)" % (what, need, sorted(phase_names)))
+                cs, phase_names, ntransfers = cs
+            for need in (PHASES if case == "pingpong" else SHARING_PHASES).get(platform, []):
+                if need not in phase_names:
+                    failures.append("%s chrome: no transfer phase %r (phases: %s)" % (what, need, sorted(phase_names)))
+                if pt is not None and need not in pt[1]:
+                    failures.append("%s paje: no transfer phase %r (phases: %s)" % (what, need, sorted(pt[1])))
+            # a ping-pong's transfers never share a link: a layer's time alone is their time, to the ns
+            for never in (SHARING_PHASES.get(platform, []) if case == "pingpong" else []):
+                if never in phase_names:
+                    failures.append("%s chrome: phase %r in a ping-pong, whose transfers share nothing" % (what, never))
+            if pt is not None and cs is not None and (pt[0] != ntransfers or pt[1] != phase_names):
+                failures.append("%s: %d transfers with phases %s in Paje, %d with %s in Chrome"
+                                % (what, pt[0], sorted(pt[1]), ntransfers, sorted(phase_names)))
             # the same states of non-zero length (longer than 100 ns: pj_dump leaves out one of zero length at the very end)
             if cs is not None and states is not None and \
                     sorted(x[1] for x in cs if x[2] > 0.1) != sorted(s[4] for s in states if s[2] - s[1] > 1e-7):
                 failures.append("%s: the Chrome and Paje traces hold different states" % what)
-            print("%-18s %-9s %d ranks: %d states" % (platform, case, n, len(states or [])))
+            print("%-18s %-9s %d ranks: %d states, %d transfers" % (platform, case, n, len(states or []), ntransfers))
+    # numa's channel shares inside a node: none for a lone copy (in a socket, across the sockets:
+    # its time alone is its time), some when four copies share a memory controller
+    for place, prog, want in (("1x2", ["osu_latency", "-m", "1:4194304", "-i", "2", "-x", "1"], False),
+                              ("0.0,0.1", ["osu_latency", "-m", "1:4194304", "-i", "2", "-x", "1"], False),
+                              ("1x4", ["contention", "-P", "self", "-m", "8", "-n", "1"], True)):
+        n = 4 if want else 2
+        cmd = [ICSIM, "run", "-p", os.path.join(SRC, "platforms", "sibsutis-numa-ib.yaml"), "-n", str(n), "--place", place,
+               "--host-timing", "off", "--breakdown", os.path.join(BUILD, "workloads", prog[0]), *prog[1:]]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        shares = [l for l in r.stderr.splitlines() if l.strip().startswith("numa/channel shares")]
+        if r.returncode != 0 or bool(shares) != want or (want and float(shares[0].split()[2]) <= 0):
+            failures.append("numa %s %s: channel shares %s, expected %s" % (prog[0], place, shares or "none", "some" if want else "none"))
     # a run whose figures depend on where buffers land (generic's registration cache is keyed on
     # addresses): a trace must not move them
     prog = ["osu_allreduce", "-m", "131072:1048576", "-i", "50", "-x", "5"]

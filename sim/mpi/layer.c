@@ -8,6 +8,7 @@
  * point-to-point entry points in p2p.c, completion and the progress engine in
  * engine.c, collectives in coll*.c, Fortran entry points in fortran.c. Outside icsim (plain
  * smpirun without the icsim platform) every entry point passes through to PMPI_*. */
+#include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -90,6 +91,32 @@ static void charge_name(const struct icsim_runtime *rt, enum icsim_cpu_kind kind
     snprintf(out + n, len - n, "%s%s", n ? " " : "", k);
 }
 
+/* --trace: the parts of a charge the layers named (icsim_cpu_part), nested in it: each layer's in
+ * the order of the layers (the rest of a layer's share unnamed), scaled as the charge came out on
+ * the clock (T0 to T1 for SECONDS asked). Drawn once the charge has ended: the rank's timeline has
+ * had nothing else meanwhile, so its events stay in time order. */
+static void trace_parts(struct icsim_runtime *rt, int me, double t0, double t1, double seconds,
+                        const struct icsim_cpu_named *part, int nparts, const double *layer_s)
+{
+  if (nparts == 0 || seconds <= 0)
+    return;
+  double f = (t1 - t0) / seconds, off = 0;
+  char name[128];
+  for (int i = 0; i < rt->pf.nlayers; i++) {
+    double at = t0 + off * f, end = fmin(t1, t0 + (off + layer_s[i]) * f);
+    for (int k = 0; k < nparts; k++) {
+      if (part[k].layer != i || at >= end)
+        continue;
+      double b = fmin(end, at + part[k].s * f);
+      snprintf(name, sizeof name, "%s %s", rt->pf.layer[i]->name, part[k].name);
+      icsim_trace_push(rt->trace, me, at, name);
+      icsim_trace_pop(rt->trace, me, b);
+      at = b;
+    }
+    off += layer_s[i];
+  }
+}
+
 void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
 {
   if (seconds <= 0)
@@ -97,17 +124,26 @@ void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
   struct icsim_runtime *rt = icsim_runtime_get();
   int me = icsim_my_rank();
   char name[128];
+  /* the parts the layers named, taken before the charge: other ranks compute costs while it runs */
+  struct icsim_cpu_named part[ICSIM_CPU_MAX_PARTS];
+  double layer_s[ICSIM_MAX_LAYERS];
+  int nparts = 0;
   if (rt->trace) {
     charge_name(rt, kind, name, sizeof name);
     trace_push(rt, me, name);
+    nparts = icsim_runtime_cpu_parts(part, ICSIM_CPU_MAX_PARTS);
+    memcpy(layer_s, rt->last_part, sizeof layer_s);
   }
   /* the breakdown keeps what the charge took on the simulated clock (SimGrid ends an execution
    * within its work-amount precision of the request), so that a rank's entries sum to its time */
   double t0 = simgrid_get_clock();
   icsim_occupy_cpu(seconds);
-  icsim_runtime_charged(rt, me, kind, simgrid_get_clock() - t0);
-  if (rt->trace)
+  double t1 = simgrid_get_clock();
+  icsim_runtime_charged(rt, me, kind, t1 - t0);
+  if (rt->trace) {
+    trace_parts(rt, me, t0, t1, seconds, part, nparts, layer_s);
     trace_pop(rt, me);
+  }
 }
 
 void icsim_occupy_cpu(double seconds)

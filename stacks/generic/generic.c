@@ -119,6 +119,7 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
       icsim_wire_add_phase_after(c, "FIN", one_way);
       s->control_msgs++;
     }
+    icsim_wire_name_flow(c, p->rendezvous_finish ? "RDMA write" : "rendezvous data");
   } else {
     s->eager_msgs++;
     /* Eager push: the sender's NIC sends an eager message at once into buffers the receiving MPI
@@ -126,7 +127,14 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
      * the flight already behind the message by then is not paid again. */
     if (p->eager_push && icsim_eager_push(q, c))
       s->pushed_msgs++;
+    icsim_wire_name_flow(c, "eager");
   }
+  /* With PAUSE frames the switch's output ports deliver less than their link once several
+   * sources feed them (generic_port_capacity): what a transfer takes beyond its time with the
+   * ports to itself (its latency, its bytes at its own rate) is the ports' sharing, PAUSE's
+   * head-of-line blocking included. */
+  if (p->pause_frames && q->id && q->network_hops > 0 && c->bandwidth_Bps > 0)
+    icsim_wire_set_alone(c, "port shares (PAUSE)", c->latency_s + (q->bytes + q->envelope_bytes) / c->bandwidth_Bps);
 }
 
 /* Inside a node, a message above the shared-memory eager threshold is copied once by the
@@ -276,16 +284,26 @@ static double rendezvous_registration(struct generic_state *s, const struct icsi
   return generic_register(s, rank, m->buf, m->bytes);
 }
 
+/* A message's CPU time: the per-message overhead, the eager copy, the rendezvous registration (the
+ * last two named on the timeline, --trace). */
+static double message_cpu(struct generic_state *s, const struct icsim_msg *m, double overhead, int rank)
+{
+  double copy = eager_copy_s(&s->p, m), reg = rendezvous_registration(s, m, rank);
+  icsim_cpu_part("eager copy", copy);
+  icsim_cpu_part("registration", reg);
+  return overhead + copy + reg;
+}
+
 static double generic_send_cpu(void *state, const struct icsim_msg *m)
 {
   struct generic_state *s = state;
-  return s->p.send_overhead_s + eager_copy_s(&s->p, m) + rendezvous_registration(s, m, m->src_rank);
+  return message_cpu(s, m, s->p.send_overhead_s, m->src_rank);
 }
 
 static double generic_recv_cpu(void *state, const struct icsim_msg *m)
 {
   struct generic_state *s = state;
-  return s->p.recv_overhead_s + eager_copy_s(&s->p, m) + rendezvous_registration(s, m, m->dst_rank);
+  return message_cpu(s, m, s->p.recv_overhead_s, m->dst_rank);
 }
 
 static void generic_wire_cb(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)

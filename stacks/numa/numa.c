@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "platform.h"
+#include "topology.h"
 
 #define F(field) offsetof(struct numa_params, field)
 
@@ -96,22 +97,6 @@ static void numa_destroy(void *state)
   free(s);
 }
 
-/* Intra-node copies tell their memory controllers how big the copies are (the cache share
- * depends on it) and whether they cross the sockets; the costs themselves come from the
- * channels' capacity. The controller's sharing assumes the copies on it are alike: exact for
- * the contention benchmark, an approximation for mixed traffic. */
-static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
-{
-  (void)c;
-  struct numa_state *s = state;
-  if (q->src_node != q->dst_node)
-    return;
-  int a = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->src_node, q->src_socket));
-  int b = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->dst_node, q->dst_socket));
-  s->msg_B[a] = s->msg_B[b] = q->bytes;
-  s->crossing[a] = s->crossing[b] = a != b;
-}
-
 static double numa_channel_capacity(void *state, const struct icsim_link *link, int up, double nominal, int n)
 {
   (void)up; /* memory controllers, QPI and the adapter serve both directions alike */
@@ -128,6 +113,56 @@ static double numa_channel_capacity(void *state, const struct icsim_link *link, 
   if (s->crossing[i]) /* half a copy each, never from the cache: in units of transfers */
     return 2 * numa_memory_capacity(&s->p, nominal, n / 2.0, INFINITY);
   return numa_memory_capacity(&s->p, nominal, n, s->msg_B[i]);
+}
+
+/* How long transfer Q would take if no other transfer shared its route, C being what the layers
+ * above made of it: its latency, then its bytes at the rate SimGrid would give it alone. SimGrid
+ * (3.32, CM02) applies a transfer's bandwidth factor (the layers' bandwidth over the route's) as
+ * the link capacity each byte consumes, so alone it flows at that factor times the lowest capacity
+ * its links give one transfer: this layer's channels as they serve one copy or stream, the others
+ * their bandwidth as built (a memory controller's is the cache's peak). Switches are no link of
+ * SimGrid's routes (sim/adapter.cpp). Another layer's limit on one flow (generic's
+ * single-copy-bandwidth, unset on the numa platforms) is not seen here: under it, its slowdown
+ * would count as a share. Negative when the route is too long for the buffer. */
+static double numa_alone_s(struct numa_state *s, const struct icsim_wire_query *q, const struct icsim_wire_cost *c)
+{
+  static struct icsim_hop hops[64]; /* not the heap: what the heap holds must not change */
+  const struct icsim_platform *pf = s->pf;
+  int n = icsim_route(pf, icsim_host_of(pf, q->src_node, q->src_socket), icsim_host_of(pf, q->dst_node, q->dst_socket),
+                      hops, 64);
+  if (n <= 0)
+    return -1;
+  double one = INFINITY;
+  for (int k = 0; k < n; k++) {
+    const struct icsim_link *l = &pf->links[hops[k].link];
+    if (l->kind == ICSIM_LINK_SWITCH)
+      continue;
+    double peak = l->kind == ICSIM_LINK_MEMORY ? fmax(l->bw_Bps, s->p.cache_bw_Bps) : l->bw_Bps;
+    double v = l->sharing == ICSIM_FATPIPE ? -1 : numa_channel_capacity(s, l, hops[k].up, l->bw_Bps, 1);
+    one = fmin(one, v < 0 ? peak : v);
+  }
+  double rate = c->bandwidth_Bps / q->route_bandwidth_Bps * one;
+  return rate > 0 && isfinite(rate) ? c->latency_s + (q->bytes + q->envelope_bytes) / rate : -1;
+}
+
+/* Intra-node copies tell their memory controllers how big the copies are (the cache share
+ * depends on it) and whether they cross the sockets; the costs themselves come from the
+ * channels' capacity. The controller's sharing assumes the copies on it are alike: exact for
+ * the contention benchmark, an approximation for mixed traffic. What a transfer loses to sharing
+ * its channels with others (the contention the paper measures) is told at its end: its time
+ * beyond its time alone is its phase "channel shares". */
+static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsim_wire_cost *c)
+{
+  struct numa_state *s = state;
+  if (q->src_node == q->dst_node) {
+    int a = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->src_node, q->src_socket));
+    int b = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->dst_node, q->dst_socket));
+    s->msg_B[a] = s->msg_B[b] = q->bytes;
+    s->crossing[a] = s->crossing[b] = a != b;
+  }
+  double alone = q->id ? numa_alone_s(s, q, c) : -1;
+  if (alone > 0)
+    icsim_wire_set_alone(c, "channel shares", alone);
 }
 
 /* A copy that stays in the cache runs faster than the controller's nominal bandwidth. */

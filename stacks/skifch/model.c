@@ -92,6 +92,7 @@ static double skifch_recv_cpu(void *state, const struct icsim_msg *m)
     s->match_entries += examined;
     s->match_s += match;
     t += match;
+    icsim_cpu_part("MPI matching", match); /* the cost the paper measures SkifCh against (--trace) */
   }
   return t;
 }
@@ -113,6 +114,10 @@ static void skifch_wire(void *state, const struct icsim_wire_query *q, struct ic
    * part of the flight already behind it when SimGrid starts the transfer is not paid again. */
   if (q->bytes <= s->p.mpi_eager_B && icsim_eager_push(q, c))
     s->pushed_msgs++;
+  /* an eager message (and every channel message) is the adapter writing it into the receiver's
+   * ring: its flow is the ring push */
+  if (q->bytes <= s->p.mpi_eager_B || (q->msg && q->msg->tag == SKIFCH_WIRE_TAG))
+    icsim_wire_name_flow(c, "ring push");
 }
 
 static double skifch_eager_limit(void *state) { return ((struct skifch_state *)state)->p.mpi_eager_B; }
