@@ -5,6 +5,7 @@
  * type not committed, a null buffer that would hold data, a null pointer where MPI writes a
  * handle back (MPI_ERR_ARG). tests/mpi/errors_diff.py compares them call by call with MPICH's. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "checks.h"
 #include "comm_record.h"
@@ -146,6 +147,38 @@ void icsim_check_info(struct icsim_check *c, const char *name, MPI_Info info)
 {
   if (!c->rc && info == MPI_INFO_NULL)
     failed(c, MPI_ERR_ARG, "%s is MPI_INFO_NULL", name);
+}
+
+void icsim_check_group(struct icsim_check *c, const char *name, MPI_Group group)
+{
+  if (!c->rc && group == MPI_GROUP_NULL)
+    failed(c, MPI_ERR_GROUP, "%s is MPI_GROUP_NULL", name);
+}
+
+/* MPICH refuses a group with a process outside the communicator (its ccreate1 test); SMPI would
+ * make a communicator of processes that never call. */
+void icsim_check_subgroup(struct icsim_check *c, const char *name, MPI_Group group, MPI_Comm comm)
+{
+  int n = 0, inter = 0;
+  if (c->rc || group == MPI_GROUP_NULL || comm == MPI_COMM_NULL || icsim_inter_of(comm) ||
+      PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || PMPI_Group_size(group, &n) != MPI_SUCCESS || n <= 0)
+    return;
+  MPI_Group mine;
+  if (PMPI_Comm_group(comm, &mine) != MPI_SUCCESS)
+    return;
+  int *r = malloc(2 * (size_t)n * sizeof *r);
+  if (r) {
+    for (int i = 0; i < n; i++)
+      r[i] = i;
+    if (PMPI_Group_translate_ranks(group, n, r, mine, r + n) == MPI_SUCCESS)
+      for (int i = 0; i < n; i++)
+        if (r[n + i] == MPI_UNDEFINED) {
+          failed(c, MPI_ERR_GROUP, "%s holds a process (its rank %d) that is not in the communicator", name, i);
+          break;
+        }
+    free(r);
+  }
+  PMPI_Group_free(&mine);
 }
 
 int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win)

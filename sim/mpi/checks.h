@@ -41,6 +41,10 @@ void icsim_check_disp_unit(struct icsim_check *c, const char *name, int disp);
 /* An info handle that must be one (MPI_Info_set and the like). */
 void icsim_check_info(struct icsim_check *c, const char *name, MPI_Info info);
 
+/* A group (MPI_ERR_GROUP when null) and, for MPI_Comm_create(_group), one within COMM's group. */
+void icsim_check_group(struct icsim_check *c, const char *name, MPI_Group group);
+void icsim_check_subgroup(struct icsim_check *c, const char *name, MPI_Group group, MPI_Comm comm);
+
 /* The result: MPI_SUCCESS, or the error after COMM's (or, given, WIN's) handler has seen it. */
 int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win);
 

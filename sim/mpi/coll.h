@@ -94,6 +94,8 @@ ICSIM_HIDDEN int icsim_check_scan(const struct icsim_coll *c, const void *sbuf, 
                                   MPI_Datatype t, MPI_Op op);
 ICSIM_HIDDEN int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, const void *rbuf,
                                             const int *rcounts, MPI_Datatype t, MPI_Op op);
+/* MPI_Reduce_local's (no communicator): operands not MPI_IN_PLACE, distinct. */
+ICSIM_HIDDEN int icsim_check_reduce_local(const void *in, const void *inout, int count, MPI_Datatype t, MPI_Op op);
 /* A request that is already complete, for the non-blocking forms (see coll_nonblocking.c). */
 ICSIM_HIDDEN int icsim_coll_done_request(MPI_Request *req);
 

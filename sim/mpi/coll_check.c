@@ -361,7 +361,9 @@ int icsim_check_alltoallw(const struct icsim_coll *c, const void *sbuf, const in
     TRY(type_ok(rtypes[i]));
     TRY(buf_ok(rbuf, rcounts[i], rtypes[i]));
   }
-  if (sbuf != MPI_IN_PLACE && stypes == rtypes && scounts == rcounts)
+  /* as MPICH: one buffer to send from and receive into, whatever the arrays say (MPI_BOTTOM aside:
+   * absolute addresses in the types may well be apart) */
+  if (sbuf != MPI_IN_PLACE && sbuf != NULL && sbuf != MPI_BOTTOM)
     TRY(distinct(sbuf, rbuf));
   return MPI_SUCCESS;
 }
@@ -424,4 +426,14 @@ int icsim_check_reduce_scatter(const struct icsim_coll *c, const void *sbuf, con
     sum += rcounts[i];
   }
   return sbuf != MPI_IN_PLACE && sum != 0 ? distinct(sbuf, rbuf) : MPI_SUCCESS;
+}
+
+int icsim_check_reduce_local(const void *in, const void *inout, int count, MPI_Datatype t, MPI_Op op)
+{
+  if (in == MPI_IN_PLACE || inout == MPI_IN_PLACE)
+    return MPI_ERR_BUFFER; /* both operands are read: neither can be "in place" */
+  TRY(count_ok(count));
+  TRY(reduction_type_ok(op, t));
+  TRY(op_ok(op, t));
+  return count > 0 ? distinct(in, inout) : MPI_SUCCESS;
 }

@@ -244,3 +244,13 @@ BLOCKING(Alltoallw, (const void *sbuf, const int *scounts, const int *sdispls, c
          (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm),
          icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes),
          icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
+
+/* MPI_Reduce_local (no communicator, no message): MPICH's checks, then SMPI's. SMPI 3.32 takes
+ * MPI_IN_PLACE for a buffer address and crashes (MPICH's errors/coll/reduce_local). */
+int MPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op)
+{
+  if (!icsim_runtime_get())
+    return PMPI_Reduce_local(in, inout, count, type, op);
+  int rc = icsim_check_reduce_local(in, inout, count, type, op);
+  return icsim_error(MPI_COMM_NULL, "MPI_Reduce_local", rc != MPI_SUCCESS ? rc : PMPI_Reduce_local(in, inout, count, type, op));
+}

@@ -183,6 +183,10 @@ def checks(name, params):
     if name in ("MPI_Get_elements", "MPI_Get_elements_x"):
         out.append("icsim_check_ptr(&ck, %s, status);" % q("status"))
         out.append("icsim_check_type(&ck, %s, type);" % q("datatype"))
+    if typed.get("group") == "MPI_Group":
+        out.append("icsim_check_group(&ck, %s, group);" % q("group"))
+    if name in ("MPI_Comm_create", "MPI_Comm_create_group"):
+        out.append("icsim_check_subgroup(&ck, %s, group, comm);" % q("group"))
     if name == "MPI_Comm_create_group":
         out.append("icsim_check_tag(&ck, %s, tag, 0);" % q("tag"))
     if name in ("MPI_Pack", "MPI_Unpack"):

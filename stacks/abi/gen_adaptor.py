@@ -157,6 +157,10 @@ def gen_arg(kind, n, name, fname):
         post = ["if (!abi_is_status_ignore(%s)) for (int i_ = 0; i_ < %s; i_++) abi_status_out(&%s[i_], &ts_%s[i_]);"
                 % (name, n, name, name), "abi_scratch_free(ts_%s);" % name]
         return ("A_Status *%s" % name, "t_status *", pre, "ts_%s" % name, post, 1, 0)
+    if kind in ("comm_errh_fn", "win_errh_fn"):  # the program's error handler: a trampoline (errhandlers.c)
+        pre = ["void *tf_%s = abi_errh_trampoline((void *)%s, abi_op_caller_, %s, FID);"
+               % (name, name, "AK_WIN" if kind == "win_errh_fn" else "AK_COMM")]
+        return ("void *%s" % name, "void *", pre, "tf_%s" % name, [], 0, 0)
     if kind == "user_fn":  # a user-defined op's function: SMPI calls a trampoline (ops.c)
         pre = ["void *tf_%s = abi_op_trampoline((void *)%s, abi_op_caller_, FID);" % (name, name)]
         return ("void *%s" % name, "void *", pre, "tf_%s" % name, [], 0, 0)
@@ -216,7 +220,7 @@ def gen_wrapper(fid, ret, name, params):
     out = ["%s %s(%s)" % (rtype, name, decl), "{", "  enum { FID = %d };" % fid,
            "  ABI_CALLER(); /* who called: pointer ABIs give it its own copy of predefined objects */",
            "  abi_enter(FID);"]
-    if name == "MPI_Op_create":
+    if name in ("MPI_Op_create", "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"):
         out.append("  const void *abi_op_caller_ = __builtin_return_address(0);")
     for a in args:
         out += ["  " + p for p in a[2]]

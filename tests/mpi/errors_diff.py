@@ -109,6 +109,8 @@ def arg_table(fn, params):
             d = "sb" if name != "in" else "packed"
             if has_count:
                 bad = [("null", "NULL")]
+        elif name == "inout":  # MPI_Reduce_local
+            d = "rb"
         elif name in ("rbuf", "cbuf") or (name == "out" and t == "void *"):
             d = "rb" if name != "out" else "packed"
         elif name == "base":
@@ -185,6 +187,8 @@ def arg_table(fn, params):
     # the same buffer given to send from and to receive into (MPI 3.1, 2.3: an alias MPI forbids)
     if "sbuf" in names and "rbuf" in names and fn not in RMA_CALLS and fn != "MPI_Sendrecv":
         out.append(("sbuf=rbuf", None, [("alias", "ALIAS")]))
+    if fn == "MPI_Reduce_local":
+        out.append(("in=inout", None, [("alias", "ALIAS")]))
     return out
 
 
@@ -312,7 +316,7 @@ def gen(entries_h, out_c):
                         continue
                     if n2 == name:
                         args.append(expr)
-                    elif name == "sbuf=rbuf" and n2 in ("sbuf", "rbuf"):
+                    elif name in ("sbuf=rbuf", "in=inout") and n2 in ("sbuf", "rbuf", "in", "inout"):
                         args.append("sb")
                     else:
                         args.append(d2)

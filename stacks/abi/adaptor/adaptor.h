@@ -139,4 +139,8 @@ void *abi_op_trampoline(void *fn, const void *caller, int fid);
 void abi_op_created(void *trampoline, void *op);
 void abi_op_freed(void *op);
 
+/* errhandlers.c: the program's error handlers (SMPI calls a trampoline that converts the
+ * communicator or window and the code); KIND: AK_COMM or AK_WIN. */
+void *abi_errh_trampoline(void *fn, const void *caller, int kind, int fid);
+
 #endif
