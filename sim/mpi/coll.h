@@ -61,6 +61,11 @@ ICSIM_HIDDEN int icsim_coll_enter(const char *call, MPI_Comm comm, int nonblocki
  * a collective step). */
 ICSIM_HIDDEN int icsim_coll_peek(const char *call, MPI_Comm comm, struct icsim_coll *c);
 ICSIM_HIDDEN void icsim_coll_shadow(struct icsim_coll *c, MPI_Comm comm, int nonblocking);
+/* A check's result the collective still runs after: MPI_ERR_TRUNCATE (counts that disagree between
+ * ranks, seen at the root) is returned once the algorithm has run, as MPICH finds it while
+ * communicating, so that the other ranks are not left waiting; any other error returns at once. */
+static inline int icsim_coll_runs(int check) { return check == MPI_SUCCESS || check == MPI_ERR_TRUNCATE; }
+static inline int icsim_coll_merge(int check, int ran) { return ran != MPI_SUCCESS ? ran : check; }
 /* coll_check.c: the arguments' checks SMPI's own collectives make (MPI_SUCCESS or the error
  * class), before any message. Scan also checks MPI_Exscan and MPI_Reduce_scatter_block. */
 ICSIM_HIDDEN int icsim_check_bcast(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int root);

@@ -159,10 +159,10 @@ int icsim_alltoallw(const struct icsim_coll *c, const void *sbuf, const int *sco
     if (!icsim_coll_peek("MPI_" #NAME, comm, &c))                                                          \
       return icsim_error(comm, "MPI_" #NAME, PMPI_##NAME ARGS);                                            \
     int rc = CHECK;                                                                                        \
-    if (rc != MPI_SUCCESS)                                                                                 \
+    if (!icsim_coll_runs(rc))                                                                              \
       return icsim_error(comm, "MPI_" #NAME, rc);                                                          \
     icsim_coll_shadow(&c, comm, 0);                                                                        \
-    return icsim_error(comm, "MPI_" #NAME, icsim_coll_result(RUN));                                        \
+    return icsim_error(comm, "MPI_" #NAME, icsim_coll_merge(rc, icsim_coll_result(RUN)));                  \
   }
 
 BLOCKING(Barrier, (MPI_Comm comm),

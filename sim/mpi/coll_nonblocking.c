@@ -38,9 +38,9 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
   if (!icsim_coll_peek("MPI_Ibarrier", comm, &c))
     return icsim_error(comm, "MPI_Ibarrier", PMPI_Ibarrier(comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : MPI_SUCCESS;
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ibarrier", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_barrier(&c), req)));
+  return icsim_error(comm, "MPI_Ibarrier", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_barrier(&c), req))));
 }
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
@@ -49,9 +49,9 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   if (!icsim_coll_peek("MPI_Ibcast", comm, &c))
     return icsim_error(comm, "MPI_Ibcast", PMPI_Ibcast(buf, count, type, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_bcast(&c, buf, count, type, root);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ibcast", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_bcast(&c, buf, count, type, root), req)));
+  return icsim_error(comm, "MPI_Ibcast", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_bcast(&c, buf, count, type, root), req))));
 }
 
 int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
@@ -61,9 +61,9 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
   if (!icsim_coll_peek("MPI_Ireduce", comm, &c))
     return icsim_error(comm, "MPI_Ireduce", PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce(&c, sbuf, rbuf, count, type, op, root);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ireduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req)));
+  return icsim_error(comm, "MPI_Ireduce", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_reduce(&c, sbuf, rbuf, count, type, op, root), req))));
 }
 
 int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -73,9 +73,9 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
   if (!icsim_coll_peek("MPI_Iallreduce", comm, &c))
     return icsim_error(comm, "MPI_Iallreduce", PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allreduce(&c, sbuf, rbuf, count, type, op);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iallreduce", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req)));
+  return icsim_error(comm, "MPI_Iallreduce", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_allreduce(&c, sbuf, rbuf, count, type, op), req))));
 }
 
 int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type, MPI_Op op,
@@ -85,9 +85,9 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Da
   if (!icsim_coll_peek("MPI_Ireduce_scatter", comm, &c))
     return icsim_error(comm, "MPI_Ireduce_scatter", PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ireduce_scatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req)));
+  return icsim_error(comm, "MPI_Ireduce_scatter", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_reduce_scatter(&c, sbuf, rbuf, rcounts, type, op), req))));
 }
 
 int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -97,9 +97,9 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
   if (!icsim_coll_peek("MPI_Ireduce_scatter_block", comm, &c))
     return icsim_error(comm, "MPI_Ireduce_scatter_block", PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, rcount, type, op);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ireduce_scatter_block", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req)));
+  return icsim_error(comm, "MPI_Ireduce_scatter_block", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_reduce_scatter_block(&c, sbuf, rbuf, rcount, type, op), req))));
 }
 
 int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
@@ -108,9 +108,9 @@ int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op
   if (!icsim_coll_peek("MPI_Iscan", comm, &c))
     return icsim_error(comm, "MPI_Iscan", PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req)));
+  return icsim_error(comm, "MPI_Iscan", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 0), req))));
 }
 
 int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -120,9 +120,9 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
   if (!icsim_coll_peek("MPI_Iexscan", comm, &c))
     return icsim_error(comm, "MPI_Iexscan", PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scan(&c, sbuf, rbuf, count, type, op);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iexscan", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req)));
+  return icsim_error(comm, "MPI_Iexscan", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_scan(&c, sbuf, rbuf, count, type, op, 1), req))));
 }
 
 int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -132,9 +132,9 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
   if (!icsim_coll_peek("MPI_Igather", comm, &c))
     return icsim_error(comm, "MPI_Igather", PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Igather", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req)));
+  return icsim_error(comm, "MPI_Igather", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_gather(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req))));
 }
 
 int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
@@ -144,9 +144,9 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
   if (!icsim_coll_peek("MPI_Igatherv", comm, &c))
     return icsim_error(comm, "MPI_Igatherv", PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Igatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req)));
+  return icsim_error(comm, "MPI_Igatherv", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_gatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root), req))));
 }
 
 int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -156,9 +156,9 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   if (!icsim_coll_peek("MPI_Iscatter", comm, &c))
     return icsim_error(comm, "MPI_Iscatter", PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iscatter", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req)));
+  return icsim_error(comm, "MPI_Iscatter", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_scatter(&c, sbuf, scount, stype, rbuf, rcount, rtype, root), req))));
 }
 
 int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
@@ -168,9 +168,9 @@ int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_D
   if (!icsim_coll_peek("MPI_Iscatterv", comm, &c))
     return icsim_error(comm, "MPI_Iscatterv", PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iscatterv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req)));
+  return icsim_error(comm, "MPI_Iscatterv", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_scatterv(&c, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root), req))));
 }
 
 int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -180,9 +180,9 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   if (!icsim_coll_peek("MPI_Iallgather", comm, &c))
     return icsim_error(comm, "MPI_Iallgather", PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iallgather", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req)));
+  return icsim_error(comm, "MPI_Iallgather", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_allgather(&c, sbuf, scount, stype, rbuf, rcount, rtype), req))));
 }
 
 int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -192,9 +192,9 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
   if (!icsim_coll_peek("MPI_Iallgatherv", comm, &c))
     return icsim_error(comm, "MPI_Iallgatherv", PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Iallgatherv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req)));
+  return icsim_error(comm, "MPI_Iallgatherv", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_allgatherv(&c, sbuf, scount, stype, rbuf, rcounts, displs, rtype), req))));
 }
 
 int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -204,9 +204,9 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   if (!icsim_coll_peek("MPI_Ialltoall", comm, &c))
     return icsim_error(comm, "MPI_Ialltoall", PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ialltoall", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req)));
+  return icsim_error(comm, "MPI_Ialltoall", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_alltoall(&c, sbuf, scount, stype, rbuf, rcount, rtype), req))));
 }
 
 int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
@@ -216,9 +216,9 @@ int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
   if (!icsim_coll_peek("MPI_Ialltoallv", comm, &c))
     return icsim_error(comm, "MPI_Ialltoallv", PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ialltoallv", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req)));
+  return icsim_error(comm, "MPI_Ialltoallv", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_alltoallv(&c, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype), req))));
 }
 
 int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes, void *rbuf,
@@ -229,7 +229,7 @@ int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
   if (!icsim_coll_peek("MPI_Ialltoallw", comm, &c))
     return icsim_error(comm, "MPI_Ialltoallw", PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req));
   int rc = req == NULL ? MPI_ERR_REQUEST : icsim_check_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
-  if (rc == MPI_SUCCESS)
+  if (icsim_coll_runs(rc))
     icsim_coll_shadow(&c, comm, 1);
-  return icsim_error(comm, "MPI_Ialltoallw", rc != MPI_SUCCESS ? rc : icsim_coll_result(finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req)));
+  return icsim_error(comm, "MPI_Ialltoallw", !icsim_coll_runs(rc) ? rc : icsim_coll_merge(rc, icsim_coll_result(finish(icsim_alltoallw(&c, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), req))));
 }
