@@ -13,7 +13,8 @@
 
 const char *const icsim_cpu_kind_name[ICSIM_CPU_KINDS] = {"call", "send", "recv", "shm-send", "shm-recv"};
 
-void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds)
+void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds,
+                           const double *parts, int shm)
 {
   if (!rt->rank_time || rank < 0 || rank >= rt->nranks || seconds <= 0)
     return;
@@ -24,13 +25,13 @@ void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_ki
   }
   double sum = 0;
   for (int i = 0; i < rt->pf.nlayers; i++)
-    sum += rt->last_part[i];
+    sum += parts[i];
   double f = sum > 0 ? seconds / sum : 0; /* SECONDS: what the charge took, shared as its parts */
   for (int i = 0; i < rt->pf.nlayers; i++) {
     enum icsim_cpu_kind k = kind;
-    if (rt->last_shm && i == rt->pf.network && (kind == ICSIM_CPU_SEND || kind == ICSIM_CPU_RECV))
+    if (shm && i == rt->pf.network && (kind == ICSIM_CPU_SEND || kind == ICSIM_CPU_RECV))
       k = kind == ICSIM_CPU_SEND ? ICSIM_CPU_SHM_SEND : ICSIM_CPU_SHM_RECV;
-    t->cpu_s[i][k] += rt->last_part[i] * f;
+    t->cpu_s[i][k] += parts[i] * f;
   }
 }
 

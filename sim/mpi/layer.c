@@ -128,18 +128,21 @@ void icsim_occupy(double seconds, enum icsim_cpu_kind kind)
   struct icsim_cpu_named part[ICSIM_CPU_MAX_PARTS];
   double layer_s[ICSIM_MAX_LAYERS];
   int nparts = 0;
+  /* the layers' shares of this charge, kept before it runs: other ranks price theirs meanwhile and
+   * overwrite the runtime's (the breakdown's split between layers, send and shm-send, needs these) */
+  memcpy(layer_s, rt->last_part, sizeof layer_s);
+  int shm = rt->last_shm;
   if (rt->trace) {
     charge_name(rt, kind, name, sizeof name);
     trace_push(rt, me, name);
     nparts = icsim_runtime_cpu_parts(part, ICSIM_CPU_MAX_PARTS);
-    memcpy(layer_s, rt->last_part, sizeof layer_s);
   }
   /* the breakdown keeps what the charge took on the simulated clock (SimGrid ends an execution
    * within its work-amount precision of the request), so that a rank's entries sum to its time */
   double t0 = simgrid_get_clock();
   icsim_occupy_cpu(seconds);
   double t1 = simgrid_get_clock();
-  icsim_runtime_charged(rt, me, kind, t1 - t0);
+  icsim_runtime_charged(rt, me, kind, t1 - t0, layer_s, shm);
   if (rt->trace) {
     trace_parts(rt, me, t0, t1, seconds, part, nparts, layer_s);
     trace_pop(rt, me);
