@@ -132,8 +132,9 @@ void icsim_runtime_internal_enter(struct icsim_runtime *rt, int rank);
 double icsim_runtime_detach_threshold(struct icsim_runtime *rt);
 /* Phase NAME of layer LAYER took S seconds of a transfer (summed for the breakdown). */
 void icsim_runtime_wire_phase(struct icsim_runtime *rt, const char *layer, const char *name, double s);
-/* Rank RANK's CPU was just charged SECONDS of a cost of KIND, kept in its breakdown. PARTS (each layer's share, rt->last_part) and SHM (rt->last_shm) as they were when the charge was
- * priced: other ranks price theirs while it runs, and would overwrite them. */
+/* Rank RANK's CPU was just charged SECONDS of a cost of KIND, kept in its breakdown. PARTS (each
+ * layer's share, rt->last_part) and SHM (rt->last_shm) as they were when the charge was priced:
+ * other ranks price theirs while it runs, and would overwrite them. */
 void icsim_runtime_charged(struct icsim_runtime *rt, int rank, enum icsim_cpu_kind kind, double seconds,
                            const double *parts, int shm);
 /* The parts the layers named (icsim_cpu_part) of the last CPU cost computed, as rt->last_part: the
