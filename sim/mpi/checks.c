@@ -188,3 +188,14 @@ int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win)
   icsim_error_detail(NULL);
   return rc;
 }
+
+void icsim_inherit_errhandler(MPI_Comm parent, MPI_Comm *out)
+{
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (!out || *out == MPI_COMM_NULL || parent == MPI_COMM_NULL || PMPI_Comm_get_errhandler(parent, &eh) != MPI_SUCCESS)
+    return;
+  if (eh != MPI_ERRHANDLER_NULL) {
+    PMPI_Comm_set_errhandler(*out, eh);
+    PMPI_Errhandler_free(&eh);
+  }
+}

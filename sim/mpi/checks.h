@@ -48,4 +48,7 @@ void icsim_check_subgroup(struct icsim_check *c, const char *name, MPI_Group gro
 /* The result: MPI_SUCCESS, or the error after COMM's (or, given, WIN's) handler has seen it. */
 int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win);
 
+/* The error handler of PARENT, set on the communicator at *OUT (not MPI_COMM_NULL) it was made from. */
+void icsim_inherit_errhandler(MPI_Comm parent, MPI_Comm *out);
+
 #endif

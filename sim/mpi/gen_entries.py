@@ -133,6 +133,15 @@ TYPE_MAKERS = {"MPI_Type_indexed", "MPI_Type_create_hindexed", "MPI_Type_create_
 BUF_OF = {"buf": ("count", "type"), "sbuf": ("scount", "stype"), "rbuf": ("rcount", "rtype")}
 
 
+# Communicators made from another inherit its error handler (MPI 4.0, 9.3), which SMPI 3.32 leaves
+# to MPI_Comm_dup alone; the parent's parameter, for each maker. MPICH 4.0 gives MPI_Comm_create's
+# and MPI_Comm_create_group's results MPI_ERRORS_ARE_FATAL, and icsim does as it does.
+INHERITS = {"MPI_Comm_split": "comm", "MPI_Comm_split_type": "comm", "MPI_Cart_create": "comm",
+            "MPI_Cart_sub": "comm", "MPI_Graph_create": "comm", "MPI_Dist_graph_create": "comm",
+            "MPI_Dist_graph_create_adjacent": "comm", "MPI_Intercomm_create": "local",
+            "MPI_Intercomm_merge": "inter"}
+
+
 def checks(name, params):
     """The argument checks (sim/mpi/checks.h) of entry point NAME, as C statements, in MPICH's
     order: the handles the call acts on, then counts, ranks, tags, types, buffers and pointers. """
@@ -263,7 +272,14 @@ def main(argv):
             c.append("      return r;")
             c.append("    }")
             c.append("  }")
-        if ret == "void":
+        inherit = INHERITS.get(name)
+        if inherit and ret == "int":
+            c.append("  int r = icsim_layer_%s(%s);" % (name, args))
+            c.append("  if (r == MPI_SUCCESS && icsim_checking())")
+            c.append("    icsim_inherit_errhandler(%s, out);" % inherit)
+            c.append("  icsim_leave();")
+            c.append("  return r;")
+        elif ret == "void":
             c.append("  icsim_layer_%s(%s);" % (name, args))
             c.append("  icsim_leave();")
         else:

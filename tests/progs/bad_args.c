@@ -4,6 +4,7 @@
  *   fatal    MPI_ERRORS_ARE_FATAL (the default): rank 1 sends to rank -1000; the run stops
  *   return   MPI_ERRORS_RETURN: rank 1 makes each mistake below and prints the class it got
  *   own      the program's handler: it is called with the error, the call returns the code
+ * A communicator split from the duplicate after the handler was set inherits it.
  * Each mistake is one MPICH reports before it acts (tests/mpi/errors_diff.py compares all of them
  * with MPICH); the other ranks meanwhile wait in a barrier, so a mistake that sent or hung shows. */
 #include <mpi.h>
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
     MPI_Comm_create_errhandler(own_handler, &eh);
     MPI_Comm_set_errhandler(dup, eh);
   }
+  MPI_Comm split; /* made after the handler is set: it inherits it (MPI 4.0, 9.3) */
+  MPI_Comm_split(dup, 0, rank, &split);
   if (rank == 1) {
     MPI_Request req;
     MPI_Datatype uncommitted;
@@ -71,6 +74,7 @@ int main(int argc, char **argv)
         {"allreduce with MPI_OP_NULL", MPI_Allreduce(x, y, 1, MPI_INT, MPI_OP_NULL, dup)},
         {"allreduce in place of itself", MPI_Allreduce(x, x, 1, MPI_INT, MPI_SUM, dup)},
         {"probe with tag -7", MPI_Probe(0, -7, dup, MPI_STATUS_IGNORE)},
+        {"send to rank -1000 on a split of it", MPI_Send(x, 1, MPI_INT, -1000, 0, split)},
     };
     for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
       printf("%s: %s\n", got[i].what, name(got[i].rc));
@@ -80,6 +84,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&uncommitted);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&split);
   MPI_Comm_free(&dup);
   if (!rank)
     printf("No Errors\n");
