@@ -199,3 +199,15 @@ void icsim_inherit_errhandler(MPI_Comm parent, MPI_Comm *out)
     PMPI_Errhandler_free(&eh);
   }
 }
+
+void icsim_check_win_rank(struct icsim_check *c, const char *name, int rank, MPI_Win win)
+{
+  MPI_Group g;
+  int n = 0;
+  if (c->rc || rank == MPI_PROC_NULL || win == MPI_WIN_NULL || PMPI_Win_get_group(win, &g) != MPI_SUCCESS)
+    return;
+  PMPI_Group_size(g, &n);
+  PMPI_Group_free(&g);
+  if (rank < 0 || rank >= n)
+    failed(c, MPI_ERR_RANK, "%s = %d is not a rank of the window's group (size %d) nor MPI_PROC_NULL", name, rank, n);
+}

@@ -48,6 +48,15 @@ void icsim_check_subgroup(struct icsim_check *c, const char *name, MPI_Group gro
 /* The result: MPI_SUCCESS, or the error after COMM's (or, given, WIN's) handler has seen it. */
 int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win);
 
+/* A target rank of WIN's group (MPI_PROC_NULL allowed). */
+void icsim_check_win_rank(struct icsim_check *c, const char *name, int rank, MPI_Win win);
+/* One-sided epochs (rma_sync.c): CHECK a synchronisation call or an operation on WIN (TARGET: its
+ * target rank, or MPI_PROC_NULL) against the epochs open; DONE records a successful one (ASSERT:
+ * a fence's, FLAG: MPI_Win_test's answer); FORGET a freed window. */
+void icsim_rma_sync_check(struct icsim_check *c, MPI_Win win, int target);
+void icsim_rma_sync_done(const char *call, MPI_Win win, int target, int assert, int flag);
+void icsim_rma_sync_forget(MPI_Win win);
+
 /* The error handler of PARENT, set on the communicator at *OUT (not MPI_COMM_NULL) it was made from. */
 void icsim_inherit_errhandler(MPI_Comm parent, MPI_Comm *out);
 

@@ -127,6 +127,8 @@ REQUEST_ARRAYS = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "
                   "MPI_Startall"}
 RMA_CALLS = {"MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op", "MPI_Compare_and_swap",
              "MPI_Rput", "MPI_Rget", "MPI_Raccumulate", "MPI_Rget_accumulate"}
+RMA_SYNC_CALLS = {"MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_start",
+                  "MPI_Win_complete", "MPI_Win_post", "MPI_Win_wait", "MPI_Win_test", "MPI_Win_fence", "MPI_Win_free"}
 TYPE_MAKERS = {"MPI_Type_indexed", "MPI_Type_create_hindexed", "MPI_Type_create_struct", "MPI_Type_create_indexed",
                "MPI_Type_hindexed", "MPI_Type_struct"}
 # point to point: which count and type go with each buffer
@@ -222,9 +224,29 @@ def checks(name, params):
             out.append("icsim_check_ptr(&ck, %s, req);" % q("request"))
         if t == "MPI_Message *" and name in ("MPI_Mprobe", "MPI_Improbe"):
             out.append("icsim_check_ptr(&ck, %s, msg);" % q("message"))
+    if name in ("MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_flush", "MPI_Win_flush_local"):
+        out.append("icsim_check_win_rank(&ck, %s, rank, win);" % q("rank"))
+    # the epochs of one-sided communication, last (rma_sync.c)
+    if name in RMA_CALLS or name in RMA_SYNC_CALLS:
+        target = "target" if name in RMA_CALLS else "rank" if name in ("MPI_Win_lock", "MPI_Win_unlock") else "MPI_PROC_NULL"
+        handle = "(win ? *win : MPI_WIN_NULL)" if name == "MPI_Win_free" else "win"
+        out.append("icsim_rma_sync_check(&ck, %s, %s);" % (handle, target))
     on_comm = "comm" if typed.get("comm") == "MPI_Comm" else "MPI_COMM_NULL"
-    on_win = "win" if typed.get("win") == "MPI_Win" else "MPI_WIN_NULL"
+    on_win = "win" if typed.get("win") == "MPI_Win" else "(win ? *win : MPI_WIN_NULL)" if name == "MPI_Win_free" \
+        else "MPI_WIN_NULL"
     return out, on_comm, on_win
+
+
+def after(name):
+    """What the bracket records once NAME has succeeded: (statements before the call, after it)."""
+    if name == "MPI_Win_free":
+        return ["MPI_Win freed = win ? *win : MPI_WIN_NULL;"], ["icsim_rma_sync_forget(freed);"]
+    if name in RMA_SYNC_CALLS:
+        target = "rank" if name in ("MPI_Win_lock", "MPI_Win_unlock") else "MPI_PROC_NULL"
+        assert_ = "assert" if name == "MPI_Win_fence" else "0"
+        flag = "(flag ? *flag : 0)" if name == "MPI_Win_test" else "0"
+        return [], ['icsim_rma_sync_done("%s", win, %s, %s, %s);' % (name, target, assert_, flag)]
+    return [], []
 
 
 def main(argv):
@@ -273,10 +295,15 @@ def main(argv):
             c.append("    }")
             c.append("  }")
         inherit = INHERITS.get(name)
-        if inherit and ret == "int":
+        pre, post = after(name)
+        if inherit:
+            post.append("icsim_inherit_errhandler(%s, out);" % inherit)
+        if post and ret == "int":
+            c += ["  " + x for x in pre]
             c.append("  int r = icsim_layer_%s(%s);" % (name, args))
-            c.append("  if (r == MPI_SUCCESS && icsim_checking())")
-            c.append("    icsim_inherit_errhandler(%s, out);" % inherit)
+            c.append("  if (r == MPI_SUCCESS && icsim_checking()) {")
+            c += ["    " + x for x in post]
+            c.append("  }")
             c.append("  icsim_leave();")
             c.append("  return r;")
         elif ret == "void":
