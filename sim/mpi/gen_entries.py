@@ -209,7 +209,9 @@ def checks(name, params):
         for b, cn, tn in (("obuf", "ocount", "otype"), ("rbuf", "rcount", "rtype"), ("obuf", "1", "type"),
                           ("rbuf", "1", "type"), ("cbuf", "1", "type")):
             if b in names and (cn == "1" or cn in names) and tn in names and (cn != "1" or "ocount" not in names):
-                out.append("icsim_check_buf(&ck, %s, %s, %s, %s);" % (q(b), b, cn, tn))
+                # with MPI_NO_OP the origin buffer is not read (MPI 4.0, 12.3.4): it may be null
+                cond = "if (op != MPI_NO_OP) " if b == "obuf" and "op" in names else ""
+                out.append("%sicsim_check_buf(&ck, %s, %s, %s, %s);" % (cond, q(b), b, cn, tn))
     if name in REQUEST_ARRAYS:
         out.append("icsim_check_count(&ck, %s, n);" % q("count"))
         out.append("if (n > 0) icsim_check_ptr(&ck, %s, reqs);" % q("array_of_requests"))
