@@ -211,3 +211,19 @@ void icsim_check_win_rank(struct icsim_check *c, const char *name, int rank, MPI
   if (rank < 0 || rank >= n)
     failed(c, MPI_ERR_RANK, "%s = %d is not a rank of the window's group (size %d) nor MPI_PROC_NULL", name, rank, n);
 }
+
+/* A grid larger than the communicator (MPICH: MPI_ERR_ARG, and no communicator made). */
+void icsim_check_cart(struct icsim_check *c, MPI_Comm comm, int ndims, const int *dims, MPI_Comm *out)
+{
+  int n = 0;
+  if (c->rc || ndims <= 0 || !dims || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return;
+  long long cells = 1;
+  for (int i = 0; i < ndims && cells <= n; i++)
+    cells *= dims[i] > 0 ? dims[i] : 1;
+  if (cells > n) {
+    failed(c, MPI_ERR_ARG, "the grid has more cells than the communicator's %d ranks", n);
+    if (out)
+      *out = MPI_COMM_NULL;
+  }
+}

@@ -48,6 +48,8 @@ void icsim_check_subgroup(struct icsim_check *c, const char *name, MPI_Group gro
 /* The result: MPI_SUCCESS, or the error after COMM's (or, given, WIN's) handler has seen it. */
 int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win);
 
+/* MPI_Cart_create's grid: no more cells than COMM has ranks (*OUT is MPI_COMM_NULL otherwise). */
+void icsim_check_cart(struct icsim_check *c, MPI_Comm comm, int ndims, const int *dims, MPI_Comm *out);
 /* A target rank of WIN's group (MPI_PROC_NULL allowed). */
 void icsim_check_win_rank(struct icsim_check *c, const char *name, int rank, MPI_Win win);
 /* One-sided epochs (rma_sync.c): CHECK a synchronisation call or an operation on WIN (TARGET: its
