@@ -227,3 +227,18 @@ void icsim_check_cart(struct icsim_check *c, MPI_Comm comm, int ndims, const int
       *out = MPI_COMM_NULL;
   }
 }
+
+/* MPI_Compare_and_swap's type (MPI 4.0, 12.3.5): an integer, logical, multi-language or byte type;
+ * a derived or floating-point one is MPI_ERR_TYPE (SMPI aborted on a derived one). */
+void icsim_check_cas_type(struct icsim_check *c, MPI_Datatype t)
+{
+  int ni, na, nd, combiner = -1;
+  if (c->rc || t == MPI_DATATYPE_NULL || !icsim_type_valid(t))
+    return;
+  PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  if (combiner != MPI_COMBINER_NAMED || t == MPI_FLOAT || t == MPI_DOUBLE || t == MPI_LONG_DOUBLE ||
+      t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX || t == MPI_C_LONG_DOUBLE_COMPLEX || t == MPI_2INT ||
+      t == MPI_FLOAT_INT || t == MPI_DOUBLE_INT || t == MPI_LONG_INT || t == MPI_SHORT_INT || t == MPI_2FLOAT ||
+      t == MPI_2DOUBLE || t == MPI_LONG_DOUBLE_INT || t == MPI_REAL || t == MPI_DOUBLE_PRECISION)
+    failed(c, MPI_ERR_TYPE, "datatype is not an integer, logical, multi-language or byte type");
+}

@@ -50,6 +50,8 @@ int icsim_check_end(struct icsim_check *c, MPI_Comm comm, MPI_Win win);
 
 /* MPI_Cart_create's grid: no more cells than COMM has ranks (*OUT is MPI_COMM_NULL otherwise). */
 void icsim_check_cart(struct icsim_check *c, MPI_Comm comm, int ndims, const int *dims, MPI_Comm *out);
+/* MPI_Compare_and_swap's datatype. */
+void icsim_check_cas_type(struct icsim_check *c, MPI_Datatype t);
 /* A target rank of WIN's group (MPI_PROC_NULL allowed). */
 void icsim_check_win_rank(struct icsim_check *c, const char *name, int rank, MPI_Win win);
 /* One-sided epochs (rma_sync.c): CHECK a synchronisation call or an operation on WIN (TARGET: its

@@ -226,6 +226,8 @@ def checks(name, params):
             out.append("icsim_check_ptr(&ck, %s, req);" % q("request"))
         if t == "MPI_Message *" and name in ("MPI_Mprobe", "MPI_Improbe"):
             out.append("icsim_check_ptr(&ck, %s, msg);" % q("message"))
+    if name == "MPI_Compare_and_swap":
+        out.append("icsim_check_cas_type(&ck, type);")
     if name == "MPI_Cart_create":
         out.append("icsim_check_cart(&ck, comm, ndims, dims, out);")
     if name in ("MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_flush", "MPI_Win_flush_local"):
