@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "paths.h"
 #include "runtime.h"
 #include "scratch.h"
 
@@ -96,8 +97,8 @@ static int absolute_target(const char *option, const char *path, char *abs, size
   return 0;
 }
 
-/* --trace: a known format, and a path that is neither the platform nor the program (it would be
- * overwritten), in a folder that takes a file. */
+/* --trace: a known format, not the --stats file, in a folder that takes a file; outfile.c refuses
+ * any of the run's inputs (platform, placement file, program: paths.h), by inode. */
 static int check_trace(const struct run_request *rq, char *err, size_t errlen)
 {
   enum icsim_trace_format f;
@@ -106,20 +107,11 @@ static int check_trace(const struct run_request *rq, char *err, size_t errlen)
              rq->trace_format);
     return -1;
   }
-  char real[PATH_MAX], plat[PATH_MAX], prog[PATH_MAX];
-  char *program = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
-  int is_platform = realpath(rq->trace, real) && rq->platform && realpath(rq->platform, plat) && !strcmp(real, plat);
-  int is_program = !is_platform && program && realpath(rq->trace, real) && realpath(program, prog) && !strcmp(real, prog);
-  free(program);
-  if (is_platform || is_program) {
-    snprintf(err, errlen, "--trace %s: that is the run's %s; give the trace a file of its own (e.g. run.trace)",
-             rq->trace, is_platform ? "platform" : "program");
-    return -1;
-  }
   char ta[PATH_MAX], sa[PATH_MAX], e2[256];
   if (rq->stats && !absolute_target("--trace", rq->trace, ta, sizeof ta, e2, sizeof e2) &&
       !absolute_target("--stats", rq->stats, sa, sizeof sa, e2, sizeof e2) && !strcmp(ta, sa)) {
-    snprintf(err, errlen, "--trace %s and --stats %s are the same file; give each its own", rq->trace, rq->stats);
+    snprintf(err, errlen, "--trace %s and --stats %s are the same file; give each its own",
+             icsim_path_shown(rq->trace), icsim_path_shown(rq->stats));
     return -1;
   }
   return icsim_output_check("--trace", rq->trace, err, errlen);
@@ -131,8 +123,10 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   if (note_out)
     *note_out = NULL;
   char abs_platform[PATH_MAX];
+  if (icsim_input_check("-p", rq->platform, err, errlen)) /* a regular file, before anything opens it */
+    return -1;
   if (!realpath(rq->platform, abs_platform)) {
-    snprintf(err, errlen, "-p %s: cannot open (%s); check the path", rq->platform, strerror(errno));
+    snprintf(err, errlen, "-p %s: cannot open (%s); check the path", icsim_path_shown(rq->platform), strerror(errno));
     return -1;
   }
   /* Same checks the simulation will make, done here so errors come before SimGrid starts. */
@@ -149,6 +143,13 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   struct icsim_launch launch = {.libdir = ICSIM_LIBDIR, .nranks = rq->nranks};
   const struct icsim_stack_ops *taker = NULL;
   char *early = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
+  /* the program is read by the layers' launch hooks and by SimGrid: a regular file first (a FIFO
+   * would block them), and one of the run's inputs (no output may replace it) */
+  if (early && icsim_input_check("program", early, err, errlen)) {
+    free(early);
+    icsim_launch_clear(&launch);
+    return -1;
+  }
   for (size_t i = 0; early && !taker && i < icsim_stack_count(); i++) {
     const struct icsim_stack_ops *ops = icsim_stack_at(i);
     int r = ops->launch ? ops->launch(early, &launch, err, errlen) : 0;
@@ -178,7 +179,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   program = find_program(rq->program[0]);
   if (!program) {
     snprintf(err, errlen, "program '%s' not found or not executable; build it with icsimcc and give its path",
-             rq->program[0]);
+             icsim_path_shown(rq->program[0]));
     goto out;
   }
   if (!taker && check_program(program, err, errlen))
@@ -565,16 +566,19 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   snprintf(trace, sizeof trace, "%s/trace", dir);
   snprintf(stats, sizeof stats, "%s/stats.json", dir);
   snprintf(notes, sizeof notes, "%s/status", dir);
-  if ((rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) ||
-      (rq->trace && check_trace(rq, err, errlen))) {
-    icsim_scratch_remove(dir);
-    return -1;
-  }
   struct run_request inner = *rq;
   inner.stats = rq->stats ? stats : NULL;
   inner.trace = rq->trace ? trace : NULL; /* streamed into our folder, moved to the target at the end */
   char **argv, **env;
   if (build_smpirun(&inner, hostfile, &argv, &env, NULL, err, errlen)) {
+    icsim_scratch_remove(dir);
+    return -1;
+  }
+  /* the user's targets, once build_smpirun has read every input (none may be an output) */
+  if ((rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) ||
+      (rq->trace && check_trace(rq, err, errlen))) {
+    free_strv(argv);
+    free_strv(env);
     icsim_scratch_remove(dir);
     return -1;
   }

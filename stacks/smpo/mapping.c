@@ -3,6 +3,7 @@
  * so that its result is reproducible and easy to check by hand on small patterns. */
 #define _GNU_SOURCE
 #include "mapping.h"
+#include "paths.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,11 +30,9 @@ static int field(const char **s, const char *line, int integer, double *v)
 int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_t errlen)
 {
   *p = (struct smpo_pattern){0};
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+  FILE *f = icsim_input_fopen("pattern file", path, err, errlen); /* a regular file only (sim/paths.h) */
+  if (!f)
     return -1;
-  }
   static const char *what[4] = {"source rank", "destination rank", "message count", "byte count"};
   char *line = NULL;
   size_t cap = 0;
@@ -59,16 +58,16 @@ int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_
     while (rc == 0 && (*s == ' ' || *s == '\t' || *s == '\n'))
       s++;
     if (rc == 0 && *s && *s != '#') {
-      snprintf(err, errlen, "%s:%d:%d: unexpected text after the four fields; remove it", path, ln,
+      snprintf(err, errlen, "%s:%d:%d: unexpected text after the four fields; remove it", icsim_path_shown(path), ln,
                (int)(s - line) + 1);
       rc = -1;
     }
     if (rc == 0 && v[2] < 1) {
-      snprintf(err, errlen, "%s:%d: a pair with no messages; drop the line", path, ln);
+      snprintf(err, errlen, "%s:%d: a pair with no messages; drop the line", icsim_path_shown(path), ln);
       rc = -1;
     }
     if (rc == 0 && (v[0] > 1e6 || v[1] > 1e6)) {
-      snprintf(err, errlen, "%s:%d: rank above 1000000; check the file", path, ln);
+      snprintf(err, errlen, "%s:%d: rank above 1000000; check the file", icsim_path_shown(path), ln);
       rc = -1;
     }
     if (rc)
