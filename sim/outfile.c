@@ -113,6 +113,10 @@ static int commit(int fd, const char *tmp, const char *real, int werr, const cha
   mode_t mask = umask(0);
   umask(mask);
   fchmod(fd, 0666 & ~mask);
+  /* on disk before the rename: after a machine crash the name holds the old content or the new,
+   * whole (sweep results are resumed from what is there) */
+  if (!werr && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+    werr = errno;
   if (close(fd) != 0 && !werr)
     werr = errno; /* a full disk may only show here */
   if (werr) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "stats_json.h"
+#include "outfile.h"
 #include "sweep.h"
 #include "units.h"
 
@@ -240,8 +241,12 @@ static int draw(const char *dir, const char *name, struct buf *data, struct buf 
     int status = 0;
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || rename(pngtmp, png)) {
+    char merr[1024];
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
       fprintf(stderr, "icsim sweep: gnuplot failed for %s (plot skipped; script %s)\n", png, script);
+      unlink(pngtmp);
+    } else if (icsim_output_copy("--out", png, pngtmp, merr, sizeof merr)) {
+      fprintf(stderr, "icsim sweep: %s (plot skipped)\n", merr);
       unlink(pngtmp);
     }
   }

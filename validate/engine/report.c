@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "validate.h"
+#include "outfile.h"
 
 static void fmt_num(char *buf, size_t len, int has, double v)
 {
@@ -191,11 +192,8 @@ static int move(const char *tmpdir, const char *outdir, const char *name, char *
   char from[PATH_MAX], to[PATH_MAX];
   snprintf(from, sizeof from, "%s/%s", tmpdir, name);
   snprintf(to, sizeof to, "%s/%s", outdir, name);
-  if (rename(from, to)) {
-    snprintf(err, errlen, "cannot move %s to %s: %s", from, to, strerror(errno));
-    return -1;
-  }
-  return 0;
+  /* outfile.h: refused over an input (a case, a platform) or anything but a regular file */
+  return icsim_output_copy("--out", to, from, err, errlen);
 }
 
 int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, const struct icsim_yfile *files,
