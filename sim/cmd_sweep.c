@@ -57,7 +57,7 @@ int cmd_sweep(int argc, char **argv)
     case O_THROTTLE: {
       long v = strtol(optarg, &end, 10);
       if (*end || v < 1 || v > 1000000) {
-        fprintf(stderr, "icsim sweep: %s %s: give a positive whole number\n",
+        fprintf(stderr, "icsim sweep: %s %s: out of range: give a whole number from 1 to 1000000 (e.g. -j 2)\n",
                 c == 'j' ? "-j" : c == O_CHUNK ? "--chunk" : "--throttle", optarg);
         return 2;
       }

@@ -762,7 +762,7 @@ static int build_point(const struct sweep *s, struct sweep_point *p, char *err, 
   long r = strtol(ranks, &end, 10);
   if (*end || end == ranks || r < 1 || r > 1 << 20) {
     const struct icsim_yentry *e = sweep_entry(s, "ranks");
-    snprintf(err, errlen, "%s:%d:%d: point %d (%s): ranks '%s' is not a positive whole number", icsim_path_shown(s->path), e->line,
+    snprintf(err, errlen, "%s:%d:%d: point %d (%s): ranks '%s' is not a whole number from 1 to 1048576; give the number of MPI ranks (e.g. 8)", icsim_path_shown(s->path), e->line,
              e->column, p->index, label, ranks);
     free(ranks);
     return -1;
