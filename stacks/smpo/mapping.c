@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static int field(const char **s, const char *line, int integer, double *v)
   char *end;
   errno = 0;
   *v = strtod(*s, &end);
-  if (end == *s || errno || !(*v >= 0) || (integer && *v != (double)(long)*v) || (*end && !isspace((unsigned char)*end) && *end != '#'))
+  if (end == *s || errno || !(*v >= 0) || (integer && (*v > 9007199254740992.0 /* 2^53: beyond, a long cast is undefined */ || *v != floor(*v))) || (*end && !isspace((unsigned char)*end) && *end != '#'))
     return (int)(*s - line) + 1;
   *s = end;
   return 0;
@@ -51,7 +52,8 @@ int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_
       if (bad) {
         snprintf(err, errlen, "%s:%d:%d: expected the %s (a non-negative %s) in \"src dst messages bytes\"; "
                  "fix the line or record the pattern again with --set smpo/record-pattern=FILE",
-                 path, ln, bad > 0 ? bad : (int)(at - line) + 1, what[k], k == 3 ? "number" : "integer");
+                 icsim_path_shown(path), ln, bad > 0 ? bad : (int)(at - line) + 1, what[k],
+                 k == 3 ? "number" : "integer");
         rc = -1;
       }
     }
@@ -81,7 +83,7 @@ int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_
   fclose(f);
   if (rc == 0 && p->npairs == 0) {
     snprintf(err, errlen, "%s: no \"src dst messages bytes\" line; record a pattern with --set smpo/record-pattern=FILE",
-             path);
+             icsim_path_shown(path));
     rc = -1;
   }
   if (rc)

@@ -53,8 +53,7 @@ int load_published(const char *path, const char *metric, struct point **out, siz
     if (!header) {
       if (strcmp(line, "metric,x,published")) {
         snprintf(err, errlen, "%s:%d: header must be 'metric,x,published'", icsim_path_shown(path), lineno);
-        fclose(f);
-        return -1;
+        goto fail;
       }
       header = 1;
       continue;
@@ -62,12 +61,16 @@ int load_published(const char *path, const char *metric, struct point **out, siz
     char m[64], x[64], v[64] = "";
     if (split_csv3(line, m, x, v) < 2) {
       snprintf(err, errlen, "%s:%d: expected metric,x,published", icsim_path_shown(path), lineno);
-      fclose(f);
-      return -1;
+      goto fail;
     }
     if (strcmp(m, metric))
       continue;
-    *out = realloc(*out, (*n + 1) * sizeof **out);
+    struct point *grown = realloc(*out, (*n + 1) * sizeof **out);
+    if (!grown) {
+      snprintf(err, errlen, "%s:%d: out of memory", icsim_path_shown(path), lineno);
+      goto fail;
+    }
+    *out = grown;
     struct point *p = &(*out)[(*n)++];
     snprintf(p->x, sizeof p->x, "%s", x);
     p->has_value = v[0] != '\0';
@@ -76,8 +79,7 @@ int load_published(const char *path, const char *metric, struct point **out, siz
       p->value = strtod(v, &end);
       if (*end) {
         snprintf(err, errlen, "%s:%d: published value '%s' is not a number", icsim_path_shown(path), lineno, v);
-        fclose(f);
-        return -1;
+        goto fail;
       }
     }
   }
@@ -87,4 +89,10 @@ int load_published(const char *path, const char *metric, struct point **out, siz
     return -1;
   }
   return 0;
+fail: /* nothing half-read is handed back (the fuzz target reads every file kind: tests/fuzz) */
+  fclose(f);
+  free(*out);
+  *out = NULL;
+  *n = 0;
+  return -1;
 }
