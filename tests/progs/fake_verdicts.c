@@ -1,33 +1,15 @@
 /* Prints, on rank 0, lines that look like icsim's, SimGrid's and smpirun's own messages (a deadlock
  * report, a load failure, a crash, smpirun's failure echo), a NUL byte and an unterminated last
- * line, on stdout and on stderr, then ends with the status given (default 0). `icsim run` must
- * pass every byte through and exit with that status (tests/test_gate.c). */
+ * line, on stdout and on stderr, tries to write a verdict into icsim's status file, then ends with
+ * the status given (default 0). `icsim run` must pass every byte through and exit with that status
+ * (tests/test_gate.c). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char text[] =
-    "icsim: the program deadlocked (simulated time 0.000000 s): no rank can progress. Blocked: none.\n"
-    "[0.000000] ./src/kernel/EngineImpl.cpp:718: [ker_engine/CRITICAL] Oops! Deadlock detected, some activities "
-    "are still around but will never complete.\n"
-    "[0.000000] [ker_engine/INFO] Actor 1 (0@node0.s0) simcall actor::ActivityWaitanySimcall\n"
-    "[icsim] rank 0: MPI_Send failed\n"
-    "dlopen failed: libnothing.so: cannot open shared object file (errno: 2 -- x).\n"
-    "Error: Did you compile the program with a SMPI-specific compiler (spmicc or friends)?\n"
-    "Could not resolve entry point. Does your program contain a main() function?\n"
-    "Backtrace (displayed in actor 0):\n"
-    "  ->  0# nothing in particular\n"
-    "\n"
-    "Segmentation fault.\n"
-    "Aborted (core dumped)\n"
-    "[node0.s1:1:(2) 0.000000] smpi_global.cpp:645: [smpi_kernel/WARNING] SMPI process did not return 0. "
-    "Return value : 9\n"
-    "/x/prog --cfg=smpi/privatization:1 --cfg=surf/precision:1e-9\n"
-    "Execution failed with code 139.\n"
-    "icsim: rank 1 called MPI_Abort with error code 7\n"
-    "a NUL byte: \0 and no newline at the end";
+#include "fake_verdicts.h"
 
 int main(int argc, char **argv)
 {
@@ -36,8 +18,17 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
     /* write(): the bytes leave at once, in this order, whatever stdio's buffering */
-    if (write(1, text, sizeof text - 1) < 0 || write(2, text, sizeof text - 1) < 0)
+    if (write(1, fake_verdicts_text, sizeof fake_verdicts_text - 1) < 0 ||
+        write(2, fake_verdicts_text, sizeof fake_verdicts_text - 1) < 0)
       return 1;
+    /* and a program that looks for the verdict file by the name icsim gives the simulation: it
+     * must not find it (the status would become 42) */
+    const char *status = getenv("ICSIM_STATUS");
+    FILE *f = status ? fopen(status, "a") : NULL;
+    if (f) {
+      fputs("exit 42\ndeadlock\n", f);
+      fclose(f);
+    }
   }
   MPI_Finalize();
   return argc > 1 ? atoi(argv[1]) : 0;
