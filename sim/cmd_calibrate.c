@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -89,7 +90,10 @@ double icsim_host_ops_per_s(void)
     return atof(env); /* fixed by the caller (tests, reproducible studies) */
   char path[4096];
   store_path(path, sizeof path);
-  FILE *f = fopen(path, "r");
+  /* the stored calibration: a regular file only (a FIFO there would block every run with host
+   * timing); anything else is ignored and measured again, and the store refuses to replace it */
+  struct stat sb;
+  FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "r") : NULL;
   double v = 0;
   if (f) {
     if (fscanf(f, "%lf", &v) != 1)
