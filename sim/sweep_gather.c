@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "stats_json.h"
+#include "paths.h"
 #include "outfile.h"
 #include "sweep.h"
 #include "units.h"
@@ -145,7 +146,7 @@ static int figure_value(const struct sweep *s, const struct sweep_point *p, int 
   free(x);
   if (isnan(*v)) {
     sweep_point_label(s, p, label, sizeof label);
-    snprintf(err, errlen, "%s:%d:%d: figure '%s' of point %d (%s): %s", s->path, name->key_line, name->key_column,
+    snprintf(err, errlen, "%s:%d:%d: figure '%s' of point %d (%s): %s", icsim_path_shown(s->path), name->key_line, name->key_column,
              name->value, p->index, label, what);
     return -1;
   }
@@ -456,7 +457,7 @@ int sweep_gather(const struct sweep *s, const struct sweep_point *p, int n, cons
 {
   char dir[PATH_MAX]; /* absolute: the plot scripts name their data file */
   if (!realpath(outdir, dir)) {
-    snprintf(err, errlen, "%s: %s", outdir, strerror(errno));
+    snprintf(err, errlen, "%s: %s", icsim_path_shown(outdir), strerror(errno));
     return -1;
   }
   double *val = calloc((size_t)n * (size_t)s->nfigures + 1, sizeof *val);
@@ -502,7 +503,7 @@ int sweep_gather(const struct sweep *s, const struct sweep_point *p, int n, cons
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/plots", dir);
   if (!rc && mkdir(path, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot create %s: %s", icsim_path_shown(path), strerror(errno));
     rc = -1;
   }
   snprintf(path, sizeof path, "%s/results.csv", dir);

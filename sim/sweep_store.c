@@ -20,12 +20,13 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "paths.h"
 #include "outfile.h"
 
 static int make_dir(const char *path, char *err, size_t errlen)
 {
   if (mkdir(path, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot create %s: %s", icsim_path_shown(path), strerror(errno));
     return -1;
   }
   return 0;

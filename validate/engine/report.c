@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "validate.h"
+#include "paths.h"
 #include "outfile.h"
 
 static void fmt_num(char *buf, size_t len, int has, double v)
@@ -216,13 +217,13 @@ int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, c
     }
   }
   if (!f) { /* nothing has moved yet: the previous outputs stay as they were */
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot write %s: %s", icsim_path_shown(path), strerror(errno));
     return -1;
   }
   /* move into place: plots and report first, the summary last (a reader of summary.csv then
    * finds the report of the same run) */
   if (mkdir(outdir, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "--out %s: cannot create (%s)", outdir, strerror(errno));
+    snprintf(err, errlen, "--out %s: cannot create (%s)", icsim_path_shown(outdir), strerror(errno));
     return -1;
   }
   DIR *d = opendir(tmpdir);
