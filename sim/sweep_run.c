@@ -338,6 +338,8 @@ int sweep_run_local(const struct sweep *s, const struct sweep_point *p, int n, c
 int sweep_run_task(const struct sweep *s, const struct sweep_point *p, int n, const char *dir, const char *list,
                    int task, char *err, size_t errlen)
 {
+  if (icsim_input_check("--task-list", list, err, errlen)) /* a regular file, never waited on */
+    return -1;
   char *text = store_read(list);
   int chunk = 0;
   if (!text || sscanf(text, "# icsim sweep task list, %d points per task", &chunk) != 1 || chunk < 1) {

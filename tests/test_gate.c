@@ -105,6 +105,8 @@ Test(gate, special_files_are_refused_at_once)
   free(expect(2, "sweep fifo --list", "fifo: a pipe (FIFO), " NOT_REGULAR, NULL));
   free(expect(2, "place -p fifo -n 2 --msg 1KiB", "fifo: a pipe (FIFO), " NOT_REGULAR, NULL));
   free(expect(2, "place -p smpo.yaml -n 4 --pattern-file fifo", "fifo: a pipe (FIFO), " NOT_REGULAR, NULL));
+  free(expect(2, "sweep " ICSIM_SRC "/stacks/rapidio/queues.sweep.yaml --out sw --task-list fifo --task 0",
+              "--task-list fifo: a pipe (FIFO), " NOT_REGULAR, NULL));
 }
 
 /* The file an output would replace is compared with every input by device and inode: its own
@@ -209,4 +211,6 @@ Test(gate, numbers_out_of_range_are_refused)
   free(expect(2, RUN "-p score.yaml --progress 2000000 ./prog", "--progress 2000000: out of range", NULL));
   free(expect(2, "calibrate-host --chase 1TiB", "--chase 1TiB: out of range", NULL));
   free(expect(2, "calibrate-host --placement 0 99999", "--placement 99999: out of range", NULL));
+  free(expect(2, "sweep " ICSIM_SRC "/stacks/rapidio/queues.sweep.yaml --out sw --task-list x --task 99999999999",
+              "--task 99999999999: out of range", NULL));
 }
