@@ -16,11 +16,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
 extern "C" {
 #include "breakdown.h"
+#include "paths.h"
 #include "runtime.h"
 }
 
@@ -182,9 +184,27 @@ static void claim_channels()
   unsetenv(ICSIM_ENV_LOG_FD);
 }
 
+/* The program (smpimain's first argument) is one of the run's inputs here too: an output the
+ * simulation writes itself (a layer's, such as smpo/record-pattern) must not replace it (paths.h). */
+static void note_program()
+{
+  FILE* f = std::fopen("/proc/self/cmdline", "rb");
+  if (!f)
+    return;
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* program = buf + std::strlen(buf) + 1; /* after smpimain's own path */
+  char err[256];
+  if (program < buf + n && *program)
+    (void)icsim_input_check("program", program, err, sizeof err);
+}
+
 extern "C" void load_platform(const sg4::Engine& /*engine*/)
 {
   claim_channels();
+  note_program();
   char err[2048];
   if (icsim_runtime_init_from_env(err, sizeof err))
     die(err);
