@@ -9,15 +9,20 @@
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
+#include <xbt/log.h>
 #include <xbt/signal.hpp>
+
+#include <fcntl.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
 extern "C" {
 #include "breakdown.h"
+#include "paths.h"
 #include "runtime.h"
 }
 
@@ -169,8 +174,48 @@ private:
 
 } // namespace
 
+/* The verdict channels (runtime.h, ICSIM_ENV_LOG_FD): SimGrid's log leaves the stderr the program
+ * writes to for the pipe `icsim run` reads as SimGrid's alone (unbuffered: an assertion aborts right
+ * after its message), and the status file is claimed before any rank can see its name. */
+static void claim_channels()
+{
+  icsim_runtime_claim_status();
+  const char* v = std::getenv(ICSIM_ENV_LOG_FD);
+  if (!v || !*v)
+    return; /* a pasted smpirun command: SimGrid logs to stderr as usual */
+  char* end;
+  long fd = std::strtol(v, &end, 10);
+  if (*end || fd < 3 || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+    return;
+  FILE* log = fdopen((int)fd, "w");
+  if (!log)
+    return;
+  setvbuf(log, nullptr, _IONBF, 0);
+  xbt_log_appender_set(&_simgrid_log_category__root, xbt_log_appender_stream(log));
+  unsetenv(ICSIM_ENV_LOG_FD);
+}
+
+/* The program (smpimain's first argument) is one of the run's inputs here too: an output the
+ * simulation writes itself (a layer's, such as smpo/record-pattern) must not replace it (paths.h). */
+static void note_program()
+{
+  FILE* f = std::fopen("/proc/self/cmdline", "rb");
+  if (!f)
+    return;
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* program = buf + std::strlen(buf) + 1; /* after smpimain's own path */
+  char err[256];
+  if (program < buf + n && *program)
+    (void)icsim_input_check("program", program, err, sizeof err);
+}
+
 extern "C" void load_platform(const sg4::Engine& /*engine*/)
 {
+  claim_channels();
+  note_program();
   char err[2048];
   if (icsim_runtime_init_from_env(err, sizeof err))
     die(err);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "units.h"
+
 int cmd_run(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
@@ -60,5 +62,24 @@ char *find_program(const char *name);
 int check_program(const char *path, char *err, size_t errlen);
 
 void free_strv(char **v);
+
+/* One number a command takes (an option's value): the descriptor it is checked against before it
+ * reaches SimGrid, a workload's allocation or a loop (cli_number.c). */
+struct icsim_cli_num {
+  const char *option;  /* "--msg", "-n" */
+  enum icsim_dim dim;  /* units accepted (ICSIM_DIM_NONE: a plain number) */
+  double min, max;     /* in base units, both included */
+  bool whole;          /* a whole number (counts, bytes) */
+  const char *example; /* a valid value, shown in the fix ("1MiB") */
+  const char *why;     /* what the bounds come from, or NULL */
+  bool bare;           /* digits alone are taken in the base unit (--chase BYTES, for scripts) */
+};
+/* Parse TEXT against D into *OUT; -1 with ERR naming the option, the value, the range and an
+ * example. */
+int icsim_cli_number(const struct icsim_cli_num *d, const char *text, double *out, char *err, size_t errlen);
+/* V of dimension DIM as a message shows it ("1GiB", "11.77GiB", "8"), into BUF. */
+const char *icsim_cli_show(double v, enum icsim_dim dim, char *buf, size_t len);
+/* This machine's memory in bytes (0 when unknown): the bound of what a workload may allocate. */
+double icsim_physical_memory(void);
 
 #endif

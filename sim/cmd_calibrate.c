@@ -15,7 +15,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,7 +90,10 @@ double icsim_host_ops_per_s(void)
     return atof(env); /* fixed by the caller (tests, reproducible studies) */
   char path[4096];
   store_path(path, sizeof path);
-  FILE *f = fopen(path, "r");
+  /* the stored calibration: a regular file only (a FIFO there would block every run with host
+   * timing); anything else is ignored and measured again, and the store refuses to replace it */
+  struct stat sb;
+  FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "r") : NULL;
   double v = 0;
   if (f) {
     if (fscanf(f, "%lf", &v) != 1)
@@ -170,19 +175,31 @@ int cmd_calibrate_host(int argc, char **argv)
   if (argc == 2 && !strcmp(argv[1], "--clock-trace"))
     return clock_trace();
   if ((argc == 2 || argc == 4) && !strcmp(argv[1], "--placement")) {
-    char *e1 = NULL, *e2 = NULL;
-    long a = argc == 4 ? strtol(argv[2], &e1, 10) : 0, b = argc == 4 ? strtol(argv[3], &e2, 10) : 1;
-    if (argc == 4 && (*argv[2] == 0 || *e1 || *argv[3] == 0 || *e2)) {
-      fprintf(stderr, "icsim calibrate-host --placement: A and B are core numbers, got '%s' '%s'\n", argv[2], argv[3]);
+    /* core numbers of this machine: the pinning would fail (or pin elsewhere) beyond them */
+    long ncores = sysconf(_SC_NPROCESSORS_CONF);
+    struct icsim_cli_num d = {"--placement", ICSIM_DIM_NONE, 0, ncores > 0 ? ncores - 1 : 0, true, "0 1",
+                              "the cores of this machine", false};
+    double a = 0, b = 1;
+    char err[1024];
+    if (argc == 4 && (icsim_cli_number(&d, argv[2], &a, err, sizeof err) ||
+                      icsim_cli_number(&d, argv[3], &b, err, sizeof err))) {
+      fprintf(stderr, "icsim calibrate-host: %s\n", err);
+      return 2;
+    }
+    if (argc == 2 && ncores < 2) {
+      fprintf(stderr, "icsim calibrate-host --placement: this machine has one core; there is no pair to measure\n");
       return 2;
     }
     return calibrate_placement(stdout, (int)a, (int)b);
   }
   if (argc == 3 && !strcmp(argv[1], "--chase")) {
-    char *e = NULL;
-    unsigned long long n = strtoull(argv[2], &e, 10);
-    if (*argv[2] == 0 || *argv[2] == '-' || *e) {
-      fprintf(stderr, "icsim calibrate-host --chase: BYTES is a whole number of bytes, got '%s'\n", argv[2]);
+    /* the chase allocates BYTES: at most half of this machine's memory */
+    double mem = icsim_physical_memory(), n;
+    struct icsim_cli_num d = {"--chase", ICSIM_DIM_SIZE, 4096, mem > 0 ? floor(mem / 2) : 1 << 30, true, "32MiB",
+                              "a working set that fits in half of this machine's memory", true};
+    char err[1024];
+    if (icsim_cli_number(&d, argv[2], &n, err, sizeof err)) {
+      fprintf(stderr, "icsim calibrate-host: %s\n", err);
       return 2;
     }
     return calibrate_chase(stdout, (size_t)n);

@@ -69,8 +69,15 @@ static void usage(FILE *f)
 int cmd_place(int argc, char **argv)
 {
   const char *platform = NULL, *pattern = "alltoall", *msg = "1MiB", *block = "1", *pattern_file = NULL,
-             *write_best = NULL;
+             *write_best = NULL, *np = NULL, *seed_text = "1";
   unsigned seed = 1;
+  /* the numbers this command takes, checked before any run (cli.h) */
+  static const struct icsim_cli_num d_np = {"-n", ICSIM_DIM_NONE, 1, 1 << 20, true, "8", "the number of cores", false},
+                                    d_msg = {"--msg", ICSIM_DIM_SIZE, 1, 1 << 30, true, "1MiB",
+                                             "bytes per pair or per vector", false},
+                                    d_block = {"--block", ICSIM_DIM_NONE, 1, 1 << 20, true, "1",
+                                               "exchanges in flight per rank, at most -n", false},
+                                    d_seed = {"--seed", ICSIM_DIM_NONE, 0, 4294967295.0, true, "1", NULL, false};
   char **sets = NULL;
   int nsets = 0, P = 0, c;
   static const struct option opts[] = {{"platform", required_argument, 0, 'p'}, {"np", required_argument, 0, 'n'},
@@ -84,13 +91,13 @@ int cmd_place(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "p:n:h", opts, NULL)) != -1) {
     switch (c) {
     case 'p': platform = optarg; break;
-    case 'n': P = atoi(optarg); break;
+    case 'n': np = optarg; break;
     case 'P': pattern = optarg; break;
     case 'm': msg = optarg; break;
     case 'b': block = optarg; break;
     case 'F': pattern_file = optarg; break;
     case 'W': write_best = optarg; break;
-    case 'S': seed = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'S': seed_text = optarg; break;
     case 's':
       sets = realloc(sets, (size_t)(nsets + 1) * sizeof *sets);
       sets[nsets++] = optarg;
@@ -100,9 +107,15 @@ int cmd_place(int argc, char **argv)
     }
   }
   char err[2048];
-  double bytes;
-  if (!platform || P < 1) {
+  double bytes, v;
+  if (!platform || !np) {
     usage(stderr);
+    free(sets);
+    return 2;
+  }
+  if (icsim_cli_number(&d_np, np, &v, err, sizeof err) || (P = (int)v, 0) ||
+      icsim_cli_number(&d_seed, seed_text, &v, err, sizeof err) || (seed = (unsigned)v, 0)) {
+    fprintf(stderr, "icsim place: %s\n", err);
     free(sets);
     return 2;
   }
@@ -116,8 +129,28 @@ int cmd_place(int argc, char **argv)
     free(sets);
     return 2;
   }
-  if (icsim_parse_quantity(msg, ICSIM_DIM_SIZE, &bytes, err, sizeof err)) {
-    fprintf(stderr, "icsim place: --msg: %s\n", err);
+  if (icsim_cli_number(&d_msg, msg, &bytes, err, sizeof err) || icsim_cli_number(&d_block, block, &v, err, sizeof err)) {
+    fprintf(stderr, "icsim place: %s\n", err);
+    free(sets);
+    return 2;
+  }
+  if (v > P) {
+    fprintf(stderr, "icsim place: --block %s: out of range: give a whole number from 1 to %d (-n) (e.g. --block 1)\n",
+            block, P);
+    free(sets);
+    return 2;
+  }
+  /* every rank of the simulation lives in this one process: the all-to-all holds a send and a
+   * receive buffer of --msg per peer in each rank (2 x msg x P x P in all), the allreduce two
+   * vectors per rank; both must fit in this machine's memory, or the allocation fails inside
+   * SimGrid */
+  double need = !strcmp(pattern, "allreduce") ? 2 * bytes * P : 2 * bytes * (double)P * P,
+         have = icsim_physical_memory();
+  if (have > 0 && need > have / 2) {
+    char a[32], b[32];
+    fprintf(stderr, "icsim place: --msg %s with -n %d: the simulated ranks would hold %s of buffers, more than half "
+                    "of this machine's %s; give a smaller --msg or -n\n",
+            msg, P, icsim_cli_show(need, ICSIM_DIM_SIZE, a, sizeof a), icsim_cli_show(have, ICSIM_DIM_SIZE, b, sizeof b));
     free(sets);
     return 2;
   }
@@ -153,7 +186,7 @@ int cmd_place(int argc, char **argv)
     snprintf(range, sizeof range, "%s:%s", size_arg, size_arg);
     char *a2a[] = {"alltoall_block", "-m", size_arg, "-b", (char *)block, "-i", "3", NULL};
     char *mpi[] = {"alltoall_block", "-m", size_arg, "--mpi", "-i", "3", NULL};
-    char *red[] = {"osu_allreduce", "-m", range, "-i", "5", "-x", "1", NULL};
+    char *red[] = {"osu_allreduce", "-m", range, "-i", "5", "-x", "1", NULL, false};
     struct run_request rq = {.platform = platform, .nranks = P, .place = place, .sets = sets, .nsets = nsets,
                              .host_timing = false,
                              .program = !strcmp(pattern, "alltoall") ? a2a : !strcmp(pattern, "mpi-alltoall") ? mpi : red};

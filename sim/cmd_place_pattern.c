@@ -12,6 +12,7 @@
 
 #include "scratch.h"
 #include "cli.h"
+#include "outfile.h"
 #include "platform.h"
 
 struct ranked {
@@ -96,6 +97,14 @@ int cmd_place_pattern(const char *platform, int P, const char *pattern_file, con
   struct icsim_place_plan pl = {.pf = &pf, .platform = platform, .pattern_file = pattern_file, .nranks = P,
                                 .seed = seed};
   if (!ops || ops->place_pattern(&pl, err, sizeof err)) {
+    fprintf(stderr, "icsim place: %s\n", err);
+    icsim_place_plan_clear(&pl);
+    icsim_platform_free(&pf);
+    return 2;
+  }
+  /* the target of --write-best, now that the inputs are read (platform, pattern: paths.h): refused
+   * before any replay runs, not after them */
+  if (write_best && icsim_output_check("--write-best", write_best, err, sizeof err)) {
     fprintf(stderr, "icsim place: %s\n", err);
     icsim_place_plan_clear(&pl);
     icsim_platform_free(&pf);

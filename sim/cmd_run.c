@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "paths.h"
 #include "runtime.h"
 #include "scratch.h"
 
@@ -96,8 +97,8 @@ static int absolute_target(const char *option, const char *path, char *abs, size
   return 0;
 }
 
-/* --trace: a known format, and a path that is neither the platform nor the program (it would be
- * overwritten), in a folder that takes a file. */
+/* --trace: a known format, not the --stats file, in a folder that takes a file; outfile.c refuses
+ * any of the run's inputs (platform, placement file, program: paths.h), by inode. */
 static int check_trace(const struct run_request *rq, char *err, size_t errlen)
 {
   enum icsim_trace_format f;
@@ -106,20 +107,11 @@ static int check_trace(const struct run_request *rq, char *err, size_t errlen)
              rq->trace_format);
     return -1;
   }
-  char real[PATH_MAX], plat[PATH_MAX], prog[PATH_MAX];
-  char *program = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
-  int is_platform = realpath(rq->trace, real) && rq->platform && realpath(rq->platform, plat) && !strcmp(real, plat);
-  int is_program = !is_platform && program && realpath(rq->trace, real) && realpath(program, prog) && !strcmp(real, prog);
-  free(program);
-  if (is_platform || is_program) {
-    snprintf(err, errlen, "--trace %s: that is the run's %s; give the trace a file of its own (e.g. run.trace)",
-             rq->trace, is_platform ? "platform" : "program");
-    return -1;
-  }
   char ta[PATH_MAX], sa[PATH_MAX], e2[256];
   if (rq->stats && !absolute_target("--trace", rq->trace, ta, sizeof ta, e2, sizeof e2) &&
       !absolute_target("--stats", rq->stats, sa, sizeof sa, e2, sizeof e2) && !strcmp(ta, sa)) {
-    snprintf(err, errlen, "--trace %s and --stats %s are the same file; give each its own", rq->trace, rq->stats);
+    snprintf(err, errlen, "--trace %s and --stats %s are the same file; give each its own",
+             icsim_path_shown(rq->trace), icsim_path_shown(rq->stats));
     return -1;
   }
   return icsim_output_check("--trace", rq->trace, err, errlen);
@@ -131,8 +123,10 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   if (note_out)
     *note_out = NULL;
   char abs_platform[PATH_MAX];
+  if (icsim_input_check("-p", rq->platform, err, errlen)) /* a regular file, before anything opens it */
+    return -1;
   if (!realpath(rq->platform, abs_platform)) {
-    snprintf(err, errlen, "-p %s: cannot open (%s); check the path", rq->platform, strerror(errno));
+    snprintf(err, errlen, "-p %s: cannot open (%s); check the path", icsim_path_shown(rq->platform), strerror(errno));
     return -1;
   }
   /* Same checks the simulation will make, done here so errors come before SimGrid starts. */
@@ -149,6 +143,13 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   struct icsim_launch launch = {.libdir = ICSIM_LIBDIR, .nranks = rq->nranks};
   const struct icsim_stack_ops *taker = NULL;
   char *early = rq->program && rq->program[0] ? find_program(rq->program[0]) : NULL;
+  /* the program is read by the layers' launch hooks and by SimGrid: a regular file first (a FIFO
+   * would block them), and one of the run's inputs (no output may replace it) */
+  if (early && icsim_input_check("program", early, err, errlen)) {
+    free(early);
+    icsim_launch_clear(&launch);
+    return -1;
+  }
   for (size_t i = 0; early && !taker && i < icsim_stack_count(); i++) {
     const struct icsim_stack_ops *ops = icsim_stack_at(i);
     int r = ops->launch ? ops->launch(early, &launch, err, errlen) : 0;
@@ -178,7 +179,7 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   program = find_program(rq->program[0]);
   if (!program) {
     snprintf(err, errlen, "program '%s' not found or not executable; build it with icsimcc and give its path",
-             rq->program[0]);
+             icsim_path_shown(rq->program[0]));
     goto out;
   }
   if (!taker && check_program(program, err, errlen))
@@ -339,20 +340,39 @@ static void print_quoted(FILE *f, const char *s)
   fputc('\'', f);
 }
 
-/* Reads smpirun's stderr: passes the program's own messages through, collects SimGrid's
- * deadlock report and turns it into one readable paragraph. */
+/* How a run ended is never read from what the program prints (issue 39, item 4). Four streams come
+ * back from smpirun, each on its own pipe:
+ * - the program's stdout and stderr (the simulation's descriptors 1 and 2, given by `icsim
+ *   exec-fds`), passed on byte for byte as they arrive: a line that looks like icsim's or SimGrid's
+ *   own messages is the program's and is neither lost nor believed;
+ * - SimGrid's log (the adapter points SimGrid's root appender at ICSIM_LOG_FD): the deadlock report
+ *   and the assertions that stop SimGrid (a program SMPI cannot load), summarized here, the rest
+ *   passed on;
+ * - smpirun's own shell (its command echo and "Execution failed" on failure, the shell's report of
+ *   a signal), replaced by icsim's own summary.
+ * The verdicts themselves come from the status file the simulation claimed (runtime.h) and the
+ * exit status: "exit N", "end", "deadlock", or death by a signal. */
 struct stderr_filter {
-  int deadlock;
+  int deadlock;  /* SimGrid's log began a deadlock report */
   char when[64];
   char *blocked; /* "rank 0 on node0.s0 in MPI_Recv; ..." (the first BLOCKED_LISTED) */
   size_t blen;
   int nblocked;
-  char *held; /* lines that may report the signal the simulation died of, printed later unless so */
+  char *report; /* the report verbatim: printed as it was if the status file does not say deadlock */
+  size_t rlen;
   char *load_error; /* SMPI could not load the program (a library missing, no main): why */
+  int simgrid_stopped; /* SimGrid's log said it stopped on an assertion (CRITICAL) */
+  /* The program's stderr from a line in the form of SimGrid's backtrace on, held to the end: SimGrid
+   * writes its backtrace to the stderr it shares with the program when an assertion stops it (no
+   * program code has run when that is a load failure). Printed whole unless SimGrid's own log
+   * says it stopped so. */
+  char *held;
+  size_t hlen;
+  int err_bol; /* the program's stderr is at the start of a line */
 };
 
 /* "Segmentation fault", "Aborted (core dumped)"...: how smpirun's shell reports that the simulation
- * died of a signal. Held back until the status says whether that is what happened. */
+ * died of a signal. */
 static int looks_like_signal_report(const char *line)
 {
   for (int s = 1; s < 32; s++) {
@@ -360,23 +380,40 @@ static int looks_like_signal_report(const char *line)
     size_t n = strlen(name);
     if (strncmp(line, name, n) == 0 &&
         (!strcmp(line + n, "\n") || !strcmp(line + n, ".\n") || !strcmp(line + n, " (core dumped)\n")))
-      return s; /* the shell's report, or SimGrid's own ("Segmentation fault.") */
+      return s;
   }
   return 0;
 }
 
-static void release_held(struct stderr_filter *f)
+static void append(char **buf, size_t *len, const char *s, size_t n)
 {
-  if (f->held)
-    fputs(f->held, stderr);
-  free(f->held);
-  f->held = NULL;
+  char *grown = realloc(*buf, *len + n + 1);
+  if (!grown)
+    return; /* out of memory: the summary loses detail, never the run's status */
+  memcpy(grown + *len, s, n);
+  *len += n;
+  grown[*len] = '\0';
+  *buf = grown;
+}
+
+static void write_all_fd(int fd, const char *s, size_t n)
+{
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return; /* the reader went away (a closed pipe): nothing more to pass on */
+    s += w;
+    n -= (size_t)w;
+  }
 }
 
 /* Blocked ranks named one by one in a deadlock report; the rest are counted. */
 #define BLOCKED_LISTED 16
 
-static void filter_line(struct stderr_filter *f, const char *line)
+/* One line of SimGrid's log (its own channel). */
+static void log_line(struct stderr_filter *f, const char *line)
 {
   /* SMPI failing to dlopen the program, or to find its main: one reason, no backtrace */
   const char *why = strstr(line, "dlopen failed: ");
@@ -386,22 +423,24 @@ static void filter_line(struct stderr_filter *f, const char *line)
     if (!strncmp(why, "dlopen failed: ", 15))
       why += 15;
     f->load_error = strndup(why, strcspn(why, "\n"));
-    char *cut = strstr(f->load_error, " (errno:");
+    char *cut = f->load_error ? strstr(f->load_error, " (errno:") : NULL;
     if (cut)
       *cut = '\0';
+    f->simgrid_stopped = 1;
     return;
   }
-  if (f->load_error && (!strncmp(line, "Error: Did you compile", 22) || !strncmp(line, "Backtrace (displayed", 20) ||
-                        !strncmp(line, "  ->  ", 6) || !strcmp(line, "\n")))
+  if (f->load_error && !strncmp(line, "Error: Did you compile", 22))
     return;
   if (strstr(line, "Deadlock detected") || strstr(line, "Oops! Deadlock")) {
     f->deadlock = 1;
+    append(&f->report, &f->rlen, line, strlen(line));
     const char *b = strchr(line, '[');
     if (b)
       sscanf(b + 1, "%63[^]]", f->when);
     return;
   }
-  if (f->deadlock && strncmp(line, "icsim: ", 7) != 0) {
+  if (f->deadlock) {
+    append(&f->report, &f->rlen, line, strlen(line));
     /* "[t] [ker_engine/INFO] Actor 1 (0@node0.s0): waiting for communication activity ..." */
     const char *actor = strstr(line, "Actor ");
     int pid, rank;
@@ -421,86 +460,114 @@ static void filter_line(struct stderr_filter *f, const char *line)
         *act = '\0'; /* keep "waiting for communication", drop the pointer */
       char buf[512];
       int n = snprintf(buf, sizeof buf, "%srank %d on %s %s", f->blen ? "; " : "", rank, host, what);
-      f->blocked = realloc(f->blocked, f->blen + (size_t)n + 1);
-      memcpy(f->blocked + f->blen, buf, (size_t)n + 1);
-      f->blen += (size_t)n;
+      append(&f->blocked, &f->blen, buf, (size_t)n);
     }
     return; /* the rest of SimGrid's dump is summarized */
   }
-  /* smpirun's own failure echo (command line, exit code) and SMPI's non-zero return warning are
-   * replaced by our summary and exit status. */
-  if (strstr(line, "--cfg=smpi/privatization") || strncmp(line, "Execution failed with code", 26) == 0 ||
-      strstr(line, "SMPI process did not return 0"))
+  /* SMPI's warning for a non-zero return: icsim's exit status says it */
+  if (strstr(line, "SMPI process did not return 0"))
     return;
-  if (looks_like_signal_report(line)) {
-    size_t had = f->held ? strlen(f->held) : 0;
-    f->held = realloc(f->held, had + strlen(line) + 1);
-    strcpy(f->held + had, line);
-    return;
-  }
-  release_held(f);
+  if (strstr(line, "/CRITICAL]"))
+    f->simgrid_stopped = 1;
   fputs(line, stderr);
 }
 
-/* smpirun echoes its command line and "Execution failed with code N." on stdout when the
- * program fails: those are not the program's output. */
-static int smpirun_echo(const char *line)
+/* One line of smpirun's shell: its echo of the command and "Execution failed with code N." when the
+ * simulation fails, the shell's report of the signal it died of: all replaced by icsim's summary. */
+static void shell_line(const char *line)
 {
-  return strstr(line, "--cfg=smpi/privatization") || strncmp(line, "Execution failed with code", 26) == 0;
+  if (strstr(line, "--cfg=smpi/privatization") || !strncmp(line, "Execution failed with code", 26) ||
+      !strncmp(line, "Generated unrolled hostfile", 27) || looks_like_signal_report(line))
+    return;
+  fputs(line, stderr);
 }
 
-/* Copy the program's stdout to OUT_FD and filter its stderr, line by line, until both close. */
-static void relay(int out, int errfd, int out_fd, struct stderr_filter *filt)
+/* A chunk of the program's stderr: passed on as it came, unless from a line in the form of
+ * SimGrid's backtrace on (held, see struct stderr_filter). */
+static void program_err(struct stderr_filter *f, const char *s, size_t n)
 {
-  struct pollfd fds[2] = {{out, POLLIN, 0}, {errfd, POLLIN, 0}};
-  char *buf[2] = {NULL, NULL};
-  size_t len[2] = {0, 0}, cap[2] = {0, 0};
-  int open_fds = 2;
+  static const char mark[] = "Backtrace (displayed in actor ";
+  size_t i = 0;
+  while (!f->held && i < n) {
+    /* a line start whose text may be the mark (a mark cut across two chunks is passed on: SimGrid
+     * writes its backtrace in one piece) */
+    if (f->err_bol && n - i >= sizeof mark - 1 && !memcmp(s + i, mark, sizeof mark - 1))
+      break;
+    f->err_bol = s[i] == '\n';
+    i++;
+  }
+  write_all_fd(2, s, i);
+  if (i < n)
+    append(&f->held, &f->hlen, s + i, n - i);
+}
+
+/* Lines of a line-parsed stream: hand over complete lines; at end of stream (EOF), the rest. */
+static void lines(char **buf, size_t *len, int eof, void (*each)(void *, const char *), void *arg)
+{
+  char *start = *buf, *end = *buf + *len;
+  while (start < end) {
+    char *nl = memchr(start, '\n', (size_t)(end - start));
+    if (!nl && !eof)
+      break;
+    char *stop = nl ? nl + 1 : end;
+    char saved = *stop;
+    *stop = '\0';
+    each(arg, start);
+    *stop = saved;
+    start = stop;
+  }
+  *len = (size_t)(end - start);
+  memmove(*buf, start, *len);
+}
+
+static void each_log(void *f, const char *line) { log_line(f, line); }
+static void each_shell(void *f, const char *line) { (void)f; shell_line(line); }
+
+/* Relay the four streams (fd -1: not there) until all close. */
+static void relay(int out, int errfd, int shell, int log, int out_fd, struct stderr_filter *filt)
+{
+  struct pollfd fds[4] = {{out, POLLIN, 0}, {errfd, POLLIN, 0}, {shell, POLLIN, 0}, {log, POLLIN, 0}};
+  char *buf[4] = {NULL, NULL, NULL, NULL};
+  size_t len[4] = {0, 0, 0, 0};
+  int open_fds = 0;
+  for (int i = 0; i < 4; i++)
+    open_fds += fds[i].fd >= 0;
+  filt->err_bol = 1;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    if (poll(fds, 4, -1) < 0) {
       if (errno == EINTR)
         continue;
       break;
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
       char chunk[65536];
       ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
-      if (n <= 0) {
+      if (n < 0 && errno == EINTR)
+        continue;
+      int eof = n <= 0;
+      if (eof) {
         close(fds[i].fd);
         fds[i].fd = -1;
         open_fds--;
         n = 0;
       }
-      if (len[i] + (size_t)n + 1 > cap[i]) {
-        cap[i] = (len[i] + (size_t)n + 1) * 2;
-        buf[i] = realloc(buf[i], cap[i]);
+      if (i == 0) { /* the program's stdout: as it came */
+        write_all_fd(out_fd, chunk, (size_t)n);
+        continue;
       }
-      memcpy(buf[i] + len[i], chunk, (size_t)n);
-      len[i] += (size_t)n;
-      buf[i][len[i]] = '\0';
-      /* hand over complete lines; at end of stream, the rest too */
-      char *start = buf[i], *nl;
-      while ((nl = strchr(start, '\n')) || (fds[i].fd < 0 && *start)) {
-        char *end = nl ? nl + 1 : start + strlen(start);
-        char saved = *end;
-        *end = '\0';
-        if (i == 0) {
-          if (!smpirun_echo(start) && write(out_fd, start, (size_t)(end - start)) < 0)
-            break;
-        } else {
-          filter_line(filt, start);
-        }
-        *end = saved;
-        start = end;
+      if (i == 1) {
+        program_err(filt, chunk, (size_t)n);
+        continue;
       }
-      len[i] -= (size_t)(start - buf[i]);
-      memmove(buf[i], start, len[i] + 1);
+      append(&buf[i], &len[i], chunk, (size_t)n);
+      if (buf[i])
+        lines(&buf[i], &len[i], eof, i == 2 ? each_shell : each_log, filt);
     }
   }
-  free(buf[0]);
-  free(buf[1]);
+  for (int i = 0; i < 4; i++)
+    free(buf[i]);
 }
 
 /* What the simulation noted in the ICSIM_STATUS file: "exit N" (the layer ended the process
@@ -565,11 +632,6 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   snprintf(trace, sizeof trace, "%s/trace", dir);
   snprintf(stats, sizeof stats, "%s/stats.json", dir);
   snprintf(notes, sizeof notes, "%s/status", dir);
-  if ((rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) ||
-      (rq->trace && check_trace(rq, err, errlen))) {
-    icsim_scratch_remove(dir);
-    return -1;
-  }
   struct run_request inner = *rq;
   inner.stats = rq->stats ? stats : NULL;
   inner.trace = rq->trace ? trace : NULL; /* streamed into our folder, moved to the target at the end */
@@ -578,13 +640,55 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
     icsim_scratch_remove(dir);
     return -1;
   }
-  int errp[2], outp[2];
-  if (pipe(errp) || pipe(outp)) {
-    snprintf(err, errlen, "pipe: %s", strerror(errno));
+  /* the user's targets, once build_smpirun has read every input (none may be an output) */
+  if ((rq->stats && icsim_output_check("--stats", rq->stats, err, errlen)) ||
+      (rq->trace && check_trace(rq, err, errlen))) {
     free_strv(argv);
     free_strv(env);
     icsim_scratch_remove(dir);
     return -1;
+  }
+  /* The channels (see struct stderr_filter): 0 the program's stdout, 1 its stderr, 2 smpirun's shell,
+   * 3 SimGrid's log. The simulation gets 0 and 1 as its stdout and stderr through `icsim exec-fds`
+   * (smpirun's -wrapper), unless icsim's own path cannot be given to smpirun (it splits the
+   * wrapper at blanks): then the program shares the shell's stdout and stderr, as before. */
+  int pp[4][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+  char self[PATH_MAX] = "";
+  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[sl > 0 ? sl : 0] = '\0';
+  int wrap = self[0] && !strpbrk(self, " \t\n");
+  int np = 0;
+  for (int i = 0; i < 4; i++)
+    if (wrap || i == 0 || i == 1 || i == 3)
+      np += pipe(pp[i]) == 0;
+  if (np < (wrap ? 4 : 3)) {
+    snprintf(err, errlen, "pipe: %s", strerror(errno));
+    for (int i = 0; i < 4; i++)
+      for (int k = 0; k < 2; k++)
+        if (pp[i][k] >= 0)
+          close(pp[i][k]);
+    free_strv(argv);
+    free_strv(env);
+    icsim_scratch_remove(dir);
+    return -1;
+  }
+  if (wrap) { /* -wrapper "ICSIM exec-fds [the wrapper build_smpirun chose]" */
+    int at = -1, n = 0;
+    for (char **a = argv; *a; a++, n++)
+      if (!strcmp(*a, "-wrapper") && a[1])
+        at = (int)(a - argv) + 1;
+    char *w;
+    if (asprintf(&w, "%s exec-fds%s%s", self, at >= 0 ? " " : "", at >= 0 ? argv[at] : "") < 0)
+      abort();
+    if (at >= 0) {
+      free(argv[at]);
+      argv[at] = w;
+    } else { /* after "smpirun": -wrapper W */
+      argv = realloc(argv, (size_t)(n + 3) * sizeof *argv);
+      memmove(argv + 3, argv + 1, (size_t)n * sizeof *argv);
+      argv[1] = strdup("-wrapper");
+      argv[2] = w;
+    }
   }
   fflush(stdout);
   sigset_t saved;
@@ -592,12 +696,40 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   pid_t pid = fork();
   if (pid == 0) {
     icsim_scratch_release(&saved);
-    close(errp[0]);
-    close(outp[0]);
-    dup2(errp[1], 2);
-    dup2(outp[1], 1);
+    /* fixed descriptors above the shell's (smpirun's script uses 3; dash keeps its own >= 10 free of
+     * ours), handed on as ICSIM_FDS and ICSIM_LOG_FD */
+    enum { FD_OUT = 40, FD_ERR = 41, FD_LOG = 42, FD_SHELL = 43 };
+    int want[4] = {FD_OUT, FD_ERR, FD_SHELL, FD_LOG};
+    for (int i = 0; i < 4; i++)
+      if (pp[i][0] >= 0)
+        close(pp[i][0]);
+    for (int i = 0; i < 4; i++) /* out of the way of the fixed numbers first */
+      if (pp[i][1] >= 0) {
+        int moved = fcntl(pp[i][1], F_DUPFD, 50);
+        close(pp[i][1]);
+        pp[i][1] = moved;
+      }
+    for (int i = 0; i < 4; i++)
+      if (pp[i][1] >= 0) {
+        dup2(pp[i][1], want[i]);
+        close(pp[i][1]);
+      }
+    dup2(wrap ? FD_SHELL : FD_OUT, 1);
+    dup2(wrap ? FD_SHELL : FD_ERR, 2);
+    if (wrap) {
+      close(FD_SHELL);
+      char fds[32];
+      snprintf(fds, sizeof fds, "%d,%d", FD_OUT, FD_ERR);
+      setenv(ICSIM_ENV_FDS, fds, 1);
+    } else {
+      close(FD_OUT);
+      close(FD_ERR);
+    }
     for (char **e = env; *e; e++)
       putenv(*e);
+    char logfd[16];
+    snprintf(logfd, sizeof logfd, "%d", FD_LOG);
+    setenv(ICSIM_ENV_LOG_FD, logfd, 1);
     setenv(ICSIM_ENV_STATUS, notes, 1);
     setenv("TMPDIR", dir, 1); /* smpirun's own temporary copies go with ours */
     execvp("smpirun", argv);
@@ -607,19 +739,21 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   if (pid > 0)
     icsim_scratch_child(pid);
   icsim_scratch_release(&saved);
-  close(errp[1]);
-  close(outp[1]);
+  for (int i = 0; i < 4; i++)
+    if (pp[i][1] >= 0)
+      close(pp[i][1]);
   if (pid < 0) {
     snprintf(err, errlen, "fork: %s", strerror(errno));
-    close(errp[0]);
-    close(outp[0]);
+    for (int i = 0; i < 4; i++)
+      if (pp[i][0] >= 0)
+        close(pp[i][0]);
     free_strv(argv);
     free_strv(env);
     icsim_scratch_remove(dir);
     return -1;
   }
   struct stderr_filter filt = {0};
-  relay(outp[0], errp[0], out_fd, &filt);
+  relay(pp[0][0], pp[1][0], pp[2][0], pp[3][0], out_fd, &filt);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
@@ -629,17 +763,23 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int signal_death = !WIFEXITED(status) || (nt.exit_status < 0 && !nt.ended && !nt.deadlocked && code > 128 &&
                                             code < 128 + 32);
+  /* what the program wrote to stderr from a line like SimGrid's backtrace on: SimGrid's own when its
+   * log says an assertion stopped it (the program's code then never ran: a load failure), else the
+   * program's, printed whole */
+  if (filt.held && !(filt.simgrid_stopped && !nt.ended))
+    write_all_fd(2, filt.held, filt.hlen);
+  free(filt.held);
   if (filt.load_error && !nt.ended) {
     fprintf(stderr,
             "icsim: SimGrid could not load the program: %s; check that every library it needs is found "
             "(`ldd %s`, LD_LIBRARY_PATH), or rebuild it with icsimcc\n",
             filt.load_error, rq->program[0]);
     code = 2;
-    free(filt.held); /* SimGrid's abort after its message */
-    filt.held = NULL;
   } else if (nt.exit_status >= 0) {
     code = nt.exit_status; /* MPI_Abort, exit() ending the process: the layer said why */
-  } else if (nt.deadlocked || filt.deadlock) {
+    if (filt.report && !nt.deadlocked)
+      fputs(filt.report, stderr);
+  } else if (nt.deadlocked) { /* said by the simulation, never by the program's text */
     char more[96] = "";
     if (filt.nblocked > BLOCKED_LISTED)
       snprintf(more, sizeof more, "; and %d more ranks (%d blocked in all)", filt.nblocked - BLOCKED_LISTED,
@@ -651,25 +791,20 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
             filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)", more);
     if (code == 0)
       code = 3;
-  } else if (signal_death) {
-    int sig = code - 128;
-    char first[128] = "";
-    if (filt.held)
-      sscanf(filt.held, "%126[^\n]", first);
-    strcat(first, "\n");
-    if (filt.held && looks_like_signal_report(first) == sig) {
-      free(filt.held); /* replaced by the line below */
-      filt.held = NULL;
+  } else {
+    if (filt.report) /* a deadlock report the simulation did not confirm: SimGrid's words as they were */
+      fputs(filt.report, stderr);
+    if (signal_death) {
+      char what[64];
+      snprintf(what, sizeof what, "%s", strsignal(code - 128));
+      what[0] = (char)tolower((unsigned char)what[0]);
+      fprintf(stderr,
+              "icsim: the program crashed (%s, exit status %d); to debug, print the command with "
+              "`icsim run --dry-run` and add -gdb after smpirun\n",
+              what, code);
     }
-    char what[64];
-    snprintf(what, sizeof what, "%s", strsignal(sig));
-    what[0] = (char)tolower((unsigned char)what[0]);
-    fprintf(stderr,
-            "icsim: the program crashed (%s, exit status %d); to debug, print the command with "
-            "`icsim run --dry-run` and add -gdb after smpirun\n",
-            what, code);
   }
-  release_held(&filt);
+  free(filt.report);
   if (rq->stats) {
     char serr[2048];
     if (!nt.ended)
@@ -735,6 +870,7 @@ int cmd_run(int argc, char **argv)
 {
   struct run_request rq = {.place = "block", .host_timing = true};
   bool dry = false;
+  char err[2048];
   static const struct option opts[] = {{"platform", required_argument, 0, 'p'}, {"np", required_argument, 0, 'n'},
                                        {"place", required_argument, 0, 'P'},    {"set", required_argument, 0, 's'},
                                        {"stats", required_argument, 0, 'S'},    {"dry-run", no_argument, 0, 'd'},
@@ -750,10 +886,10 @@ int cmd_run(int argc, char **argv)
     switch (c) {
     case 'p': rq.platform = optarg; break;
     case 'n': {
-      char *end;
-      long n = strtol(optarg, &end, 10);
-      if (*end || n < 1 || n > 1 << 20) {
-        fprintf(stderr, "icsim run: -n %s: give a positive rank count\n", optarg);
+      static const struct icsim_cli_num d = {"-n", ICSIM_DIM_NONE, 1, 1 << 20, true, "8", "the number of ranks", false};
+      double n;
+      if (icsim_cli_number(&d, optarg, &n, err, sizeof err)) {
+        fprintf(stderr, "icsim run: %s\n", err);
         return 2;
       }
       rq.nranks = (int)n;
@@ -777,10 +913,15 @@ int cmd_run(int argc, char **argv)
       rq.host_timing = strcmp(optarg, "on") == 0;
       break;
     case 'G': {
-      char *end;
-      double v = strtod(optarg, &end);
-      if (*end || !(v > 0) || v > 1e6) {
-        fprintf(stderr, "icsim run: --progress %s: give the seconds between progress lines (e.g. 10)\n", optarg);
+      /* wall seconds; a bare number is taken as seconds, as before */
+      static const struct icsim_cli_num ds = {"--progress", ICSIM_DIM_TIME, 0.001, 1e6, false, "10s",
+                                              "the wall time between progress lines", false},
+                                        dn = {"--progress", ICSIM_DIM_NONE, 0.001, 1e6, false, "10",
+                                              "the wall seconds between progress lines", false};
+      double v;
+      if (icsim_cli_number(strspn(optarg, "0123456789.") == strlen(optarg) ? &dn : &ds, optarg, &v, err,
+                           sizeof err)) {
+        fprintf(stderr, "icsim run: %s\n", err);
         return 2;
       }
       rq.progress_s = v;
@@ -801,7 +942,6 @@ int cmd_run(int argc, char **argv)
     return 2;
   }
   rq.program = argv + optind;
-  char err[2048];
   int code;
   if (dry) {
     /* A stable hostfile so that the printed command keeps working after we exit. */

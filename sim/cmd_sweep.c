@@ -57,7 +57,7 @@ int cmd_sweep(int argc, char **argv)
     case O_THROTTLE: {
       long v = strtol(optarg, &end, 10);
       if (*end || v < 1 || v > 1000000) {
-        fprintf(stderr, "icsim sweep: %s %s: give a positive whole number\n",
+        fprintf(stderr, "icsim sweep: %s %s: out of range: give a whole number from 1 to 1000000 (e.g. -j 2)\n",
                 c == 'j' ? "-j" : c == O_CHUNK ? "--chunk" : "--throttle", optarg);
         return 2;
       }
@@ -138,10 +138,15 @@ int cmd_sweep(int argc, char **argv)
   }
   if (task_list) { /* one Slurm array task */
     const char *t = task_arg ? task_arg : getenv("SLURM_ARRAY_TASK_ID");
-    char *end;
-    long task = t ? strtol(t, &end, 10) : -1;
-    if (!t || *end || task < 0) {
+    if (!t) {
       fprintf(stderr, "icsim sweep: --task-list needs --task I (or SLURM_ARRAY_TASK_ID)\n");
+      goto out;
+    }
+    static const struct icsim_cli_num d = {"--task", ICSIM_DIM_NONE, 0, 1000000, true, "0",
+                                           "a task of the array (a point or a chunk of points)", false};
+    double task;
+    if (icsim_cli_number(&d, t, &task, err, sizeof err)) {
+      fprintf(stderr, "icsim sweep: %s\n", err);
       goto out;
     }
     int failed = sweep_run_task(&s, p, n, out, task_list, (int)task, err, sizeof err);

@@ -52,7 +52,8 @@ static int vaddr_to_off(const Elf64_Phdr *ph, int n, uint64_t v, uint64_t *off)
 static int read_dyn(const char *file, struct dyn_info *d)
 {
   memset(d, 0, sizeof *d);
-  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  /* non-blocking: a library path that is a FIFO is refused below (not S_ISREG), never waited on */
+  int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return -1;
   struct stat sb;

@@ -1,6 +1,7 @@
 /* Output files written whole or not at all (outfile.h). */
 #define _GNU_SOURCE
 #include "outfile.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,21 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *kind_of(mode_t m)
-{
-  if (S_ISDIR(m))
-    return "a folder";
-  if (S_ISCHR(m))
-    return "a character device";
-  if (S_ISBLK(m))
-    return "a block device";
-  if (S_ISFIFO(m))
-    return "a pipe (FIFO)";
-  if (S_ISSOCK(m))
-    return "a socket";
-  return "not a regular file";
-}
 
 /* The file that will really be replaced (PATH, or what its symbolic link points at) into REAL;
  * -1 with ERR when PATH exists as something else than a regular file or its folder is unusable. */
@@ -39,7 +25,7 @@ static int resolve(const char *option, const char *path, char *real, size_t len,
   if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
     char buf[PATH_MAX];
     if (!realpath(path, buf)) {
-      snprintf(err, errlen, "%s %s: a symbolic link to a missing file (%s); give the path of a file", option, path,
+      snprintf(err, errlen, "%s %s: a symbolic link to a missing file (%s); give the path of a file", option, icsim_path_shown(path),
                strerror(errno));
       return -1;
     }
@@ -47,14 +33,17 @@ static int resolve(const char *option, const char *path, char *real, size_t len,
   }
   if (stat(real, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     snprintf(err, errlen, "%s %s: %s, not a regular file; give the path of a file to create or replace", option,
-             path, kind_of(sb.st_mode));
+             icsim_path_shown(path), icsim_path_kind(sb.st_mode));
     return -1;
   }
   if (stat(real, &sb) == 0 && access(real, W_OK) != 0) { /* replacing it would bypass its protection */
     snprintf(err, errlen, "%s %s: the file is read-only (%s); make it writable or choose another name", option,
-             path, strerror(errno));
+             icsim_path_shown(path), strerror(errno));
     return -1;
   }
+  /* the output must not be one of the inputs read (by inode: its own name, a link to it) */
+  if (icsim_output_not_input(option, path, err, errlen))
+    return -1;
   char dir[PATH_MAX];
   const char *slash = strrchr(real, '/');
   if (!slash)
@@ -64,12 +53,12 @@ static int resolve(const char *option, const char *path, char *real, size_t len,
   else
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
   if (stat(dir, &sb) != 0) {
-    snprintf(err, errlen, "%s %s: folder %s does not exist (%s); create it first", option, path, dir,
+    snprintf(err, errlen, "%s %s: folder %s does not exist (%s); create it first", option, icsim_path_shown(path), icsim_path_shown(dir),
              strerror(errno));
     return -1;
   }
   if (!S_ISDIR(sb.st_mode)) {
-    snprintf(err, errlen, "%s %s: %s is %s, not a folder", option, path, dir, kind_of(sb.st_mode));
+    snprintf(err, errlen, "%s %s: %s is %s, not a folder", option, icsim_path_shown(path), icsim_path_shown(dir), icsim_path_kind(sb.st_mode));
     return -1;
   }
   return 0;
@@ -82,7 +71,7 @@ static int open_temp(const char *option, const char *path, const char *real, cha
   snprintf(tmp, len, "%s.tmp.XXXXXX", real);
   int fd = mkstemp(tmp);
   if (fd < 0)
-    snprintf(err, errlen, "%s %s: cannot create a file there (%s); choose a writable folder", option, path,
+    snprintf(err, errlen, "%s %s: cannot create a file there (%s); choose a writable folder", option, icsim_path_shown(path),
              strerror(errno));
   return fd;
 }
@@ -102,11 +91,11 @@ static void hold_signals(sigset_t *old)
 int icsim_output_check(const char *option, const char *path, char *err, size_t errlen)
 {
   char real[PATH_MAX], tmp[PATH_MAX + 16];
-  if (resolve(option, path, real, sizeof real, err, errlen))
+  if (resolve(option, icsim_path_shown(path), real, sizeof real, err, errlen))
     return -1;
   sigset_t old;
   hold_signals(&old); /* the probe is a real file for a moment */
-  int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
+  int fd = open_temp(option, icsim_path_shown(path), real, tmp, sizeof tmp, err, errlen);
   if (fd >= 0) {
     close(fd);
     unlink(tmp);
@@ -124,15 +113,19 @@ static int commit(int fd, const char *tmp, const char *real, int werr, const cha
   mode_t mask = umask(0);
   umask(mask);
   fchmod(fd, 0666 & ~mask);
+  /* on disk before the rename: after a machine crash the name holds the old content or the new,
+   * whole (sweep results are resumed from what is there) */
+  if (!werr && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+    werr = errno;
   if (close(fd) != 0 && !werr)
     werr = errno; /* a full disk may only show here */
   if (werr) {
-    snprintf(err, errlen, "%s %s: cannot write (%s)", option, path, strerror(werr));
+    snprintf(err, errlen, "%s %s: cannot write (%s)", option, icsim_path_shown(path), strerror(werr));
     unlink(tmp);
     return -1;
   }
   if (rename(tmp, real) != 0) {
-    snprintf(err, errlen, "%s %s: cannot replace it (%s)", option, path, strerror(errno));
+    snprintf(err, errlen, "%s %s: cannot replace it (%s)", option, icsim_path_shown(path), strerror(errno));
     unlink(tmp);
     return -1;
   }
@@ -157,14 +150,14 @@ int icsim_output_write(const char *option, const char *path, const char *data, s
                        size_t errlen)
 {
   char real[PATH_MAX], tmp[PATH_MAX + 16];
-  if (resolve(option, path, real, sizeof real, err, errlen))
+  if (resolve(option, icsim_path_shown(path), real, sizeof real, err, errlen))
     return -1;
   sigset_t old;
   hold_signals(&old);
   int rc = -1;
-  int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
+  int fd = open_temp(option, icsim_path_shown(path), real, tmp, sizeof tmp, err, errlen);
   if (fd >= 0)
-    rc = commit(fd, tmp, real, write_all(fd, data, len), option, path, err, errlen);
+    rc = commit(fd, tmp, real, write_all(fd, data, len), option, icsim_path_shown(path), err, errlen);
   sigprocmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
@@ -172,19 +165,19 @@ int icsim_output_write(const char *option, const char *path, const char *data, s
 int icsim_output_copy(const char *option, const char *path, const char *from, char *err, size_t errlen)
 {
   char real[PATH_MAX], tmp[PATH_MAX + 16];
-  if (resolve(option, path, real, sizeof real, err, errlen))
+  if (resolve(option, icsim_path_shown(path), real, sizeof real, err, errlen))
     return -1;
   if (rename(from, real) == 0) /* the same file system: moved whole at once */
     return 0;
   FILE *in = fopen(from, "rb");
   if (!in) {
-    snprintf(err, errlen, "%s %s: nothing was written to copy (%s)", option, path, strerror(errno));
+    snprintf(err, errlen, "%s %s: nothing was written to copy (%s)", option, icsim_path_shown(path), strerror(errno));
     return -1;
   }
   sigset_t old;
   hold_signals(&old);
   int rc = -1;
-  int fd = open_temp(option, path, real, tmp, sizeof tmp, err, errlen);
+  int fd = open_temp(option, icsim_path_shown(path), real, tmp, sizeof tmp, err, errlen);
   if (fd >= 0) {
     static char chunk[1 << 16];
     size_t n;
@@ -193,7 +186,7 @@ int icsim_output_copy(const char *option, const char *path, const char *from, ch
       werr = write_all(fd, chunk, n);
     if (!werr && ferror(in))
       werr = EIO;
-    rc = commit(fd, tmp, real, werr, option, path, err, errlen);
+    rc = commit(fd, tmp, real, werr, option, icsim_path_shown(path), err, errlen);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
   fclose(in);

@@ -1,6 +1,7 @@
 /* Reading configuration files for `icsim run --place` (rank -> device name, physical module). */
 #define _GNU_SOURCE
 #include "placement_file.h"
+#include "paths.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,24 +16,24 @@
 
 int icsim_placement_is_file(const char *spec)
 {
+  /* anything that exists by that name is meant as a file, so that a FIFO or a device is refused as
+   * such (paths.h) rather than read as a malformed spec; a folder only when named as a path */
   struct stat st;
-  return spec && stat(spec, &st) == 0 && S_ISREG(st.st_mode);
+  return spec && stat(spec, &st) == 0 && (!S_ISDIR(st.st_mode) || strchr(spec, '/'));
 }
 
 static int bad(char *err, size_t errlen, const char *path, int line, int col, const char *what)
 {
-  snprintf(err, errlen, "%s:%d:%d: %s", path, line, col, what);
+  snprintf(err, errlen, "%s:%d:%d: %s", icsim_path_shown(path), line, col, what);
   return -1;
 }
 
 int icsim_placement_file_read(const char *path, const struct icsim_platform *pf, int nranks, char **list, char *err,
                               size_t errlen)
 {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "--place %s: cannot open (%s)", path, strerror(errno));
+  FILE *f = icsim_input_fopen("--place", path, err, errlen); /* a regular file only (paths.h) */
+  if (!f)
     return -1;
-  }
   char **entry = calloc((size_t)nranks, sizeof *entry);
   int *where = calloc((size_t)nranks, sizeof *where);
   char line[1024], msg[512];
@@ -108,7 +109,7 @@ int icsim_placement_file_read(const char *path, const struct icsim_platform *pf,
     int missing = 0;
     while (entry[missing])
       missing++;
-    snprintf(err, errlen, "%s: lists %d of the %d ranks (rank %d is missing); add one line per rank", path, seen,
+    snprintf(err, errlen, "%s: lists %d of the %d ranks (rank %d is missing); add one line per rank", icsim_path_shown(path), seen,
              nranks, missing);
     goto out;
   }

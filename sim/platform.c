@@ -1,6 +1,7 @@
 /* Platform schema and YAML resolution; links and routes are in topology.c, rank placement in
  * placement.c. */
 #include "platform.h"
+#include "paths.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -180,9 +181,9 @@ static int blame(const struct icsim_platform *pf, const struct icsim_yfile *y, c
   if (pv && !strcmp(pv->where, "--set"))
     snprintf(err, errlen, "--set %s: %s", key, msg);
   else if (e)
-    located(err, errlen, pf->path, e, msg);
+    located(err, errlen, icsim_path_shown(pf->path), e, msg);
   else
-    snprintf(err, errlen, "%s: %s", pf->path, msg);
+    snprintf(err, errlen, "%s: %s", icsim_path_shown(pf->path), msg);
   return -1;
 }
 
@@ -286,7 +287,7 @@ static int add_layer(struct icsim_platform *pf, const char *name, size_t namelen
   }
 bad:
   if (e)
-    snprintf(err, errlen, "%s:%d:%d: %s", pf->path, e->line, e->column, msg);
+    snprintf(err, errlen, "%s:%d:%d: %s", icsim_path_shown(pf->path), e->line, e->column, msg);
   else
     snprintf(err, errlen, "--set layers: %s", msg);
   return -1;
@@ -298,7 +299,8 @@ bad:
 static int resolve_layers(struct icsim_platform *pf, const struct icsim_yfile *y, char *const *sets, int nsets,
                           char *err, size_t errlen)
 {
-  const char *path = pf->path;
+  char shown[ICSIM_PATH_SHOWN + 1]; /* messages name the path shortened, never cut their reason */
+  const char *path = icsim_path_short(pf->path, shown, sizeof shown);
   /* the old keys, in whatever shape (stack: generic, stack: {a: 1}), and a `layers` that is
    * not a list of names, are named as such rather than reported as a missing `layers` */
   for (size_t i = 0; i < y->n; i++) {
@@ -426,7 +428,7 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
   memset(pf, 0, sizeof *pf);
   pf->path = strdup(path);
   struct icsim_yfile y;
-  if (icsim_yaml_load(path, &y, err, errlen)) {
+  if (icsim_yaml_load_as("platform", path, &y, err, errlen)) {
     icsim_platform_free(pf);
     return -1;
   }

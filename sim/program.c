@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "paths.h"
 
 char *find_program(const char *name)
 {
@@ -96,11 +97,9 @@ int check_program(const char *path, char *err, size_t errlen)
 {
   static const char rebuild[] = "rebuild it from its sources with " ICSIM_BINDIR "/icsimcc (" ICSIM_BINDIR
                                 "/icsimff for Fortran), used like mpicc";
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "program %s: cannot read it (%s)", path, strerror(errno));
+  FILE *f = icsim_input_fopen("program", path, err, errlen); /* a regular file only (paths.h) */
+  if (!f)
     return -1;
-  }
   Elf64_Ehdr eh;
   memset(&eh, 0, sizeof eh);
   size_t got = fread(&eh, 1, sizeof eh, f);

@@ -392,17 +392,34 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
   return rc;
 }
 
-void icsim_runtime_note(const char *line)
+static int status_fd = -1; /* the claimed ICSIM_STATUS file */
+
+void icsim_runtime_claim_status(void)
 {
   const char *path = getenv(ICSIM_ENV_STATUS);
-  if (!path || !*path)
+  if (status_fd >= 0 || !path || !*path)
     return;
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  status_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (status_fd >= 0)
+    unsetenv(ICSIM_ENV_STATUS);
+}
+
+void icsim_runtime_note(const char *line)
+{
+  int fd = status_fd, own = 0;
+  if (fd < 0) { /* not claimed (a run without the adapter's start): by name */
+    const char *path = getenv(ICSIM_ENV_STATUS);
+    if (!path || !*path)
+      return;
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    own = 1;
+  }
   if (fd < 0)
     return;
   ssize_t n = write(fd, line, strlen(line)); /* one write: whole lines even if two ranks note */
   (void)n;
-  close(fd);
+  if (own)
+    close(fd);
 }
 
 int icsim_runtime_check(struct icsim_runtime *rt, double end_s, char *err, size_t errlen)

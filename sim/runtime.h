@@ -95,6 +95,14 @@ enum icsim_rank_end {
 /* A file where the simulation says how it ended ("exit N": the process ends with status N on
  * purpose; "end": the simulation ran to its end), so that `icsim run` can tell them from a crash. */
 #define ICSIM_ENV_STATUS "ICSIM_STATUS"
+/* The run's verdict channels (issue 39, item 4), so that nothing the program prints is read as how
+ * the run ended: the status file above is opened once by the simulation and its name taken out of
+ * the environment before the program starts; SimGrid's own log (the deadlock report, its
+ * assertions) goes to descriptor ICSIM_LOG_FD, a pipe to `icsim run`, instead of the stderr the
+ * program shares; ICSIM_FDS ("OUT,ERR") are the descriptors `icsim exec-fds` makes the
+ * simulation's stdout and stderr, so that smpirun's own lines stay on its own. */
+#define ICSIM_ENV_LOG_FD "ICSIM_LOG_FD"
+#define ICSIM_ENV_FDS "ICSIM_FDS"
 
 /* Load the platform and create its stacks. Returns NULL with ERR filled on failure. */
 struct icsim_runtime *icsim_runtime_create(const char *platform, const char *sets, char *err, size_t errlen);
@@ -216,6 +224,9 @@ int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double
                               size_t errlen);
 /* Append LINE (with its newline) to the ICSIM_STATUS file, when there is one. */
 void icsim_runtime_note(const char *line);
+/* Open the ICSIM_STATUS file once (close-on-exec) and take its name out of the environment: the
+ * program and its children then cannot find it. Called by the adapter before any rank starts. */
+void icsim_runtime_claim_status(void);
 
 /* Say which ranks ended without MPI_Finalize (exit() with its status, or a plain return). */
 void icsim_runtime_report_ends(const struct icsim_runtime *rt, FILE *f);

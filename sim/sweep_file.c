@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "paths.h"
 #include "sweep.h"
 #include "yaml_schema.h"
 
@@ -124,7 +125,7 @@ static int fail_at(const struct sweep *s, const struct icsim_yentry *e, char *er
     __attribute__((format(printf, 5, 6)));
 static int fail_at(const struct sweep *s, const struct icsim_yentry *e, char *err, size_t errlen, const char *fmt, ...)
 {
-  int k = e ? snprintf(err, errlen, "%s:%d:%d: ", s->path, e->line, e->column) : snprintf(err, errlen, "%s:1:1: ", s->path);
+  int k = e ? snprintf(err, errlen, "%s:%d:%d: ", icsim_path_shown(s->path), e->line, e->column) : snprintf(err, errlen, "%s:1:1: ", icsim_path_shown(s->path));
   va_list ap;
   va_start(ap, fmt);
   if (k >= 0 && (size_t)k < errlen)
@@ -620,7 +621,7 @@ static int load_outputs(struct sweep *s, char *err, size_t errlen)
 int sweep_load(const char *path, struct sweep *s, char *err, size_t errlen)
 {
   memset(s, 0, sizeof *s);
-  if (icsim_yaml_load(path, &s->y, err, errlen))
+  if (icsim_yaml_load_as("sweep file", path, &s->y, err, errlen))
     return -1;
   char abs[PATH_MAX];
   s->path = strdup(path);
@@ -716,7 +717,7 @@ static int build_point(const struct sweep *s, struct sweep_point *p, char *err, 
   p->platform = resolve_path(s, rel);
   if (!p->platform) {
     snprintf(err, errlen, "%s: point %d (%s): platform '%s' not found beside the sweep file nor in the source tree",
-             s->path, p->index, label, rel);
+             icsim_path_shown(s->path), p->index, label, rel);
     free(rel);
     return -1;
   }
@@ -761,7 +762,7 @@ static int build_point(const struct sweep *s, struct sweep_point *p, char *err, 
   long r = strtol(ranks, &end, 10);
   if (*end || end == ranks || r < 1 || r > 1 << 20) {
     const struct icsim_yentry *e = sweep_entry(s, "ranks");
-    snprintf(err, errlen, "%s:%d:%d: point %d (%s): ranks '%s' is not a positive whole number", s->path, e->line,
+    snprintf(err, errlen, "%s:%d:%d: point %d (%s): ranks '%s' is not a whole number from 1 to 1048576; give the number of MPI ranks (e.g. 8)", icsim_path_shown(s->path), e->line,
              e->column, p->index, label, ranks);
     free(ranks);
     return -1;
@@ -771,7 +772,7 @@ static int build_point(const struct sweep *s, struct sweep_point *p, char *err, 
   p->place = sweep_subst(s, p, sweep_get(s, "place") ? sweep_get(s, "place") : "block");
   struct icsim_platform pf;
   if (icsim_platform_load(&pf, p->platform, p->sets, nsets, why, sizeof why)) {
-    snprintf(err, errlen, "%s: point %d (%s): %s", s->path, p->index, label, why);
+    snprintf(err, errlen, "%s: point %d (%s): %s", icsim_path_shown(s->path), p->index, label, why);
     return -1;
   }
   int *rank_host = malloc((size_t)p->ranks * sizeof *rank_host);
@@ -779,7 +780,7 @@ static int build_point(const struct sweep *s, struct sweep_point *p, char *err, 
   free(rank_host);
   icsim_platform_free(&pf);
   if (rc) {
-    snprintf(err, errlen, "%s: point %d (%s): %d ranks, place %s: %s", s->path, p->index, label, p->ranks, p->place, why);
+    snprintf(err, errlen, "%s: point %d (%s): %d ranks, place %s: %s", icsim_path_shown(s->path), p->index, label, p->ranks, p->place, why);
     return -1;
   }
   /* the id: the platform file's bytes (an edited platform makes new points), then the run */
@@ -808,7 +809,7 @@ int sweep_points(const struct sweep *s, struct sweep_point **out, char *err, siz
   for (int a = 0; a < s->naxes && !s->zip; a++) {
     total *= s->axes[a].n;
     if (total > 1000000) {
-      snprintf(err, errlen, "%s: more than a million points; split the study", s->path);
+      snprintf(err, errlen, "%s: more than a million points; split the study", icsim_path_shown(s->path));
       return -1;
     }
   }

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "stats_json.h"
+#include "paths.h"
+#include "outfile.h"
 #include "sweep.h"
 #include "units.h"
 
@@ -144,7 +146,7 @@ static int figure_value(const struct sweep *s, const struct sweep_point *p, int 
   free(x);
   if (isnan(*v)) {
     sweep_point_label(s, p, label, sizeof label);
-    snprintf(err, errlen, "%s:%d:%d: figure '%s' of point %d (%s): %s", s->path, name->key_line, name->key_column,
+    snprintf(err, errlen, "%s:%d:%d: figure '%s' of point %d (%s): %s", icsim_path_shown(s->path), name->key_line, name->key_column,
              name->value, p->index, label, what);
     return -1;
   }
@@ -240,8 +242,12 @@ static int draw(const char *dir, const char *name, struct buf *data, struct buf 
     int status = 0;
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || rename(pngtmp, png)) {
+    char merr[1024];
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
       fprintf(stderr, "icsim sweep: gnuplot failed for %s (plot skipped; script %s)\n", png, script);
+      unlink(pngtmp);
+    } else if (icsim_output_copy("--out", png, pngtmp, merr, sizeof merr)) {
+      fprintf(stderr, "icsim sweep: %s (plot skipped)\n", merr);
       unlink(pngtmp);
     }
   }
@@ -451,7 +457,7 @@ int sweep_gather(const struct sweep *s, const struct sweep_point *p, int n, cons
 {
   char dir[PATH_MAX]; /* absolute: the plot scripts name their data file */
   if (!realpath(outdir, dir)) {
-    snprintf(err, errlen, "%s: %s", outdir, strerror(errno));
+    snprintf(err, errlen, "%s: %s", icsim_path_shown(outdir), strerror(errno));
     return -1;
   }
   double *val = calloc((size_t)n * (size_t)s->nfigures + 1, sizeof *val);
@@ -497,7 +503,7 @@ int sweep_gather(const struct sweep *s, const struct sweep_point *p, int n, cons
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/plots", dir);
   if (!rc && mkdir(path, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot create %s: %s", icsim_path_shown(path), strerror(errno));
     rc = -1;
   }
   snprintf(path, sizeof path, "%s/results.csv", dir);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "paths.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -337,10 +338,12 @@ int sweep_run_local(const struct sweep *s, const struct sweep_point *p, int n, c
 int sweep_run_task(const struct sweep *s, const struct sweep_point *p, int n, const char *dir, const char *list,
                    int task, char *err, size_t errlen)
 {
+  if (icsim_input_check("--task-list", list, err, errlen)) /* a regular file, never waited on */
+    return -1;
   char *text = store_read(list);
   int chunk = 0;
   if (!text || sscanf(text, "# icsim sweep task list, %d points per task", &chunk) != 1 || chunk < 1) {
-    snprintf(err, errlen, "%s: not a task list written by `icsim sweep --slurm`", list);
+    snprintf(err, errlen, "%s: not a task list written by `icsim sweep --slurm`", icsim_path_shown(list));
     free(text);
     return -1;
   }
@@ -368,7 +371,7 @@ int sweep_run_task(const struct sweep *s, const struct sweep_point *p, int n, co
       todo[ntodo++] = found;
   }
   if (rc == 0 && ntodo + before == 0) {
-    snprintf(err, errlen, "%s: task %d has no points (the list has %d)", list, task, line);
+    snprintf(err, errlen, "%s: task %d has no points (the list has %d)", icsim_path_shown(list), task, line);
     rc = -1;
   }
   if (rc == 0)

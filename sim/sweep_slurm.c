@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "paths.h"
 
 /* S shell-quoted into OUT (single quotes). */
 static void shq(char *out, size_t len, const char *s)
@@ -41,12 +42,12 @@ int sweep_slurm_submit(const struct sweep *s, const struct sweep_point *p, int n
   char absdir[PATH_MAX], sdir[PATH_MAX + 8], list[PATH_MAX + 64], script[PATH_MAX + 64], log[PATH_MAX + 64];
   if (store_open(dir, err, errlen) || !realpath(dir, absdir)) {
     if (!err[0])
-      snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+      snprintf(err, errlen, "%s: %s", icsim_path_shown(dir), strerror(errno));
     return -1;
   }
   snprintf(sdir, sizeof sdir, "%s/slurm", absdir);
   if (mkdir(sdir, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", sdir, strerror(errno));
+    snprintf(err, errlen, "cannot create %s: %s", icsim_path_shown(sdir), strerror(errno));
     return -1;
   }
   /* the ids not done, each once */

@@ -20,11 +20,13 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "paths.h"
+#include "outfile.h"
 
 static int make_dir(const char *path, char *err, size_t errlen)
 {
   if (mkdir(path, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot create %s: %s", icsim_path_shown(path), strerror(errno));
     return -1;
   }
   return 0;
@@ -89,26 +91,8 @@ bool store_done(const char *dir, const char *id)
 
 int store_write_atomic(const char *path, const char *content, size_t len, char *err, size_t errlen)
 {
-  char tmp[PATH_MAX];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  size_t done = 0;
-  while (fd >= 0 && done < len) {
-    ssize_t w = write(fd, content + done, len - done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      break;
-    done += (size_t)w;
-  }
-  /* fsync before the rename: after a crash the new name holds the whole content */
-  int bad = fd < 0 || done < len || fsync(fd);
-  if ((fd >= 0 && close(fd)) || bad || rename(tmp, path)) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  /* the one output path (outfile.h): beside the target, never over an input or a non-file */
+  return icsim_output_write("--out", path, content, len, err, errlen);
 }
 
 char *store_read(const char *path)

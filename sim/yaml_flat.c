@@ -6,6 +6,7 @@
  * loop), counts the nodes reached through aliases, and bounds the depth; the whole file is read
  * into memory first, at most ICSIM_YAML_MAX_BYTES, so that a bad byte can be located. */
 #include "yaml_flat.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -335,20 +336,14 @@ static int walk(struct walker *w, yaml_node_t *node, int depth, int in_alias, ya
 
 /* The whole file, at most ICSIM_YAML_MAX_BYTES (a device or a pipe that never ends is refused
  * at that size). Returns a malloc-ed buffer or NULL with ERR set. */
-static char *read_bounded(const char *path, size_t *len, char *err, size_t errlen)
+static char *read_bounded(const char *what, const char *path, size_t *len, char *err, size_t errlen)
 {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, errlen, "%s: cannot open (%s); check the path", path, strerror(errno));
+  /* a regular file only, refused before any open that could block (paths.h) */
+  FILE *fp = icsim_input_fopen(what, path, err, errlen);
+  if (!fp)
     return NULL;
-  }
   struct stat st;
   int known = fstat(fileno(fp), &st) == 0;
-  if (known && S_ISDIR(st.st_mode)) {
-    snprintf(err, errlen, "%s: is a directory; give a YAML file", path);
-    fclose(fp);
-    return NULL;
-  }
   /* sized by the file when it says (regular files), grown up to the limit when not (pipes) */
   size_t cap = known && S_ISREG(st.st_mode) && st.st_size < ICSIM_YAML_MAX_BYTES ? (size_t)st.st_size + 1 : 65536;
   size_t n = 0;
@@ -373,13 +368,13 @@ static char *read_bounded(const char *path, size_t *len, char *err, size_t errle
   int e = errno;
   fclose(fp);
   if (bad) {
-    snprintf(err, errlen, "%s: cannot read (%s)", path, oom ? "out of memory" : strerror(e));
+    snprintf(err, errlen, "%s: cannot read (%s)", icsim_path_shown(path), oom ? "out of memory" : strerror(e));
     free(buf);
     return NULL;
   }
   if (n > ICSIM_YAML_MAX_BYTES) {
     snprintf(err, errlen, "%s: larger than %d KiB, the most icsim reads from one file (README, Limits); is it the "
-             "right file?", path, ICSIM_YAML_MAX_BYTES / 1024);
+             "right file?", icsim_path_shown(path), ICSIM_YAML_MAX_BYTES / 1024);
     free(buf);
     return NULL;
   }
@@ -499,9 +494,17 @@ static int prescan(const char *path, const char *text, size_t len, char *err, si
 
 int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t errlen)
 {
+  return icsim_yaml_load_as("file", path, out, err, errlen);
+}
+
+int icsim_yaml_load_as(const char *what, const char *path, struct icsim_yfile *out, char *err, size_t errlen)
+{
   memset(out, 0, sizeof *out);
   size_t len = 0;
-  char *text = read_bounded(path, &len, err, errlen);
+  char *text = read_bounded(what, path, &len, err, errlen);
+  const char *full = path;
+  char shown[ICSIM_PATH_SHOWN + 1]; /* messages name the path shortened, never cut their reason */
+  path = icsim_path_short(path, shown, sizeof shown);
   if (!text)
     return -1;
   if (prescan(path, text, len, err, errlen)) {
@@ -539,7 +542,7 @@ int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t
 out:
   yaml_parser_delete(&parser);
   free(text);
-  if (rc == 0 && !(out->path = strdup(path))) {
+  if (rc == 0 && !(out->path = strdup(full))) {
     snprintf(err, errlen, "%s: out of memory", path);
     rc = -1;
   }

@@ -42,6 +42,9 @@ struct icsim_yfile {
 
 /* Load PATH. Returns 0, or -1 with "file:line:column: problem; fix" in ERR. */
 int icsim_yaml_load(const char *path, struct icsim_yfile *out, char *err, size_t errlen);
+/* The same, WHAT naming the file's role in messages ("platform", "case", "sweep file"); PATH must
+ * be a regular file (paths.h: never a FIFO, a device or a folder) and is one of the run's inputs. */
+int icsim_yaml_load_as(const char *what, const char *path, struct icsim_yfile *out, char *err, size_t errlen);
 void icsim_yaml_free(struct icsim_yfile *f);
 /* Entry with exactly this key, or NULL. */
 const struct icsim_yentry *icsim_yaml_get(const struct icsim_yfile *f, const char *key);

@@ -1,6 +1,7 @@
 /* Schema checks of flat YAML files: one implementation for every file kind (yaml_schema.h). */
 #define _GNU_SOURCE
 #include "yaml_schema.h"
+#include "paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,11 +208,11 @@ static int check_entries(const struct icsim_schema *s, const struct icsim_yfile 
     double num;
     if (!d) {
       explain_unknown(s, e->key, why, sizeof why);
-      snprintf(err, errlen, "%s:%d:%d: %s", y->path, e->key_line, e->key_column, why);
+      snprintf(err, errlen, "%s:%d:%d: %s", icsim_path_shown(y->path), e->key_line, e->key_column, why);
       return -1;
     }
     if (d->type != ICSIM_P_STRING && icsim_param_parse(d, e->value, &num, why, sizeof why)) {
-      snprintf(err, errlen, "%s:%d:%d: %s: %s (%s)", y->path, e->line, e->column, e->key, why, d->help);
+      snprintf(err, errlen, "%s:%d:%d: %s: %s (%s)", icsim_path_shown(y->path), e->line, e->column, e->key, why, d->help);
       return -1;
     }
   }
@@ -255,7 +256,7 @@ static int check_required(const struct icsim_schema *s, const struct icsim_yfile
       snprintf(want, sizeof want, "%s%s", base, list ? "/#" : "");
       if (icsim_schema_present(y, want))
         continue;
-      snprintf(err, errlen, "%s:1:1: missing required key '%s': %s; add '%s: ...' at the top level", y->path,
+      snprintf(err, errlen, "%s:1:1: missing required key '%s': %s; add '%s: ...' at the top level", icsim_path_shown(y->path),
                base, d->help, base);
       return -1;
     }
@@ -277,7 +278,7 @@ static int check_required(const struct icsim_schema *s, const struct icsim_yfile
         continue;
       snprintf(want, sizeof want, "%s/name", item);
       const struct icsim_yentry *name = icsim_yaml_get(y, want);
-      snprintf(err, errlen, "%s:%d:%d: %s%s%s%s has no '%s': %s; add '%s: %s' to this entry", y->path,
+      snprintf(err, errlen, "%s:%d:%d: %s%s%s%s has no '%s': %s; add '%s: %s' to this entry", icsim_path_shown(y->path),
                y->e[i].key_line, y->e[i].key_column, item, name ? " (" : "", name ? name->value : "", name ? ")" : "",
                tail, d->help, tail, list ? "[...]" : "...");
       return -1;

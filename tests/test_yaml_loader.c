@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -325,7 +326,27 @@ Test(hostile, file_size_is_bounded)
   refused(t, n + 1, ": larger than 1024 KiB", "the most icsim reads from one file");
   free(t);
   cr_assert_neq(icsim_yaml_load("/tmp", &y, err, sizeof err), 0);
-  cr_assert(strstr(err, "/tmp: is a directory"), "%s", err);
+  cr_assert(strstr(err, "/tmp: a folder, not a regular file"), "%s", err);
+}
+
+/* Only regular files are read (sim/paths.h): a FIFO nobody writes to is refused at once, not
+ * waited on; a device (a terminal, /dev/zero) neither. */
+Test(hostile, special_files_are_refused_without_blocking)
+{
+  char dir[] = "/tmp/icsim-yaml-fifo-XXXXXX", fifo[64];
+  cr_assert(mkdtemp(dir));
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  struct icsim_yfile y;
+  char err[1024];
+  alarm(10); /* a blocking open would hang here: let the test fail instead */
+  cr_assert_neq(icsim_yaml_load(fifo, &y, err, sizeof err), 0);
+  cr_assert(strstr(err, "a pipe (FIFO), not a regular file"), "%s", err);
+  cr_assert_neq(icsim_yaml_load("/dev/zero", &y, err, sizeof err), 0);
+  cr_assert(strstr(err, "a character device, not a regular file"), "%s", err);
+  alarm(0);
+  unlink(fifo);
+  rmdir(dir);
 }
 
 Test(hostile, one_value_one_way)

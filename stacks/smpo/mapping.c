@@ -3,9 +3,11 @@
  * so that its result is reproducible and easy to check by hand on small patterns. */
 #define _GNU_SOURCE
 #include "mapping.h"
+#include "paths.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@ static int field(const char **s, const char *line, int integer, double *v)
   char *end;
   errno = 0;
   *v = strtod(*s, &end);
-  if (end == *s || errno || !(*v >= 0) || (integer && *v != (double)(long)*v) || (*end && !isspace((unsigned char)*end) && *end != '#'))
+  if (end == *s || errno || !(*v >= 0) || (integer && (*v > 9007199254740992.0 /* 2^53: beyond, a long cast is undefined */ || *v != floor(*v))) || (*end && !isspace((unsigned char)*end) && *end != '#'))
     return (int)(*s - line) + 1;
   *s = end;
   return 0;
@@ -29,11 +31,9 @@ static int field(const char **s, const char *line, int integer, double *v)
 int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_t errlen)
 {
   *p = (struct smpo_pattern){0};
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+  FILE *f = icsim_input_fopen("pattern file", path, err, errlen); /* a regular file only (sim/paths.h) */
+  if (!f)
     return -1;
-  }
   static const char *what[4] = {"source rank", "destination rank", "message count", "byte count"};
   char *line = NULL;
   size_t cap = 0;
@@ -52,23 +52,24 @@ int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_
       if (bad) {
         snprintf(err, errlen, "%s:%d:%d: expected the %s (a non-negative %s) in \"src dst messages bytes\"; "
                  "fix the line or record the pattern again with --set smpo/record-pattern=FILE",
-                 path, ln, bad > 0 ? bad : (int)(at - line) + 1, what[k], k == 3 ? "number" : "integer");
+                 icsim_path_shown(path), ln, bad > 0 ? bad : (int)(at - line) + 1, what[k],
+                 k == 3 ? "number" : "integer");
         rc = -1;
       }
     }
     while (rc == 0 && (*s == ' ' || *s == '\t' || *s == '\n'))
       s++;
     if (rc == 0 && *s && *s != '#') {
-      snprintf(err, errlen, "%s:%d:%d: unexpected text after the four fields; remove it", path, ln,
+      snprintf(err, errlen, "%s:%d:%d: unexpected text after the four fields; remove it", icsim_path_shown(path), ln,
                (int)(s - line) + 1);
       rc = -1;
     }
     if (rc == 0 && v[2] < 1) {
-      snprintf(err, errlen, "%s:%d: a pair with no messages; drop the line", path, ln);
+      snprintf(err, errlen, "%s:%d: a pair with no messages; drop the line", icsim_path_shown(path), ln);
       rc = -1;
     }
     if (rc == 0 && (v[0] > 1e6 || v[1] > 1e6)) {
-      snprintf(err, errlen, "%s:%d: rank above 1000000; check the file", path, ln);
+      snprintf(err, errlen, "%s:%d: rank above 1000000; check the file", icsim_path_shown(path), ln);
       rc = -1;
     }
     if (rc)
@@ -82,7 +83,7 @@ int smpo_pattern_read(const char *path, struct smpo_pattern *p, char *err, size_
   fclose(f);
   if (rc == 0 && p->npairs == 0) {
     snprintf(err, errlen, "%s: no \"src dst messages bytes\" line; record a pattern with --set smpo/record-pattern=FILE",
-             path);
+             icsim_path_shown(path));
     rc = -1;
   }
   if (rc)

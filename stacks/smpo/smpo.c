@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "mapping.h"
+#include "outfile.h"
 #include "platform.h"
 #include "smpo.h"
 
@@ -475,15 +476,15 @@ static size_t smpo_counters(void *state, struct icsim_counter *out, size_t max)
   return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
-/* Written atomically: the rank pairs' traffic, for `icsim place --map`. */
+/* The rank pairs' traffic, for `icsim place --map`: written by outfile.h (atomically, never over an
+ * input or anything but a regular file). */
 static int write_pattern(const struct smpo_state *s, char *err, size_t errlen)
 {
-  const char *path = s->p.record_pattern;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
   if (!f) {
-    snprintf(err, errlen, "smpo/record-pattern %s: cannot write", path);
+    snprintf(err, errlen, "smpo/record-pattern: out of memory");
     return -1;
   }
   fprintf(f, "# icsim communication pattern (smpo/record-pattern): ranks %d\n# src dst messages bytes\n",
@@ -494,12 +495,13 @@ static int write_pattern(const struct smpo_state *s, char *err, size_t errlen)
       if (pr->messages > 0)
         fprintf(f, "%d %d %.0f %.0f\n", a, b, pr->messages, pr->bytes);
     }
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    unlink(tmp);
-    snprintf(err, errlen, "smpo/record-pattern %s: cannot write", path);
-    return -1;
-  }
-  return 0;
+  int rc = fclose(f) == 0 && text ? icsim_output_write("smpo/record-pattern", s->p.record_pattern, text, len, err,
+                                                        errlen)
+                                  : -1;
+  if (rc && text == NULL)
+    snprintf(err, errlen, "smpo/record-pattern: out of memory");
+  free(text);
+  return rc;
 }
 
 /* Called once at the end of the run: the invariants of the queue system (and the pattern file). */

@@ -1,8 +1,11 @@
 /* libFuzzer target: the input loaders on arbitrary bytes, under ASan and UBSan.
  *
- * Each input is written to a memory file and read, by path, by every loader of YAML input:
- * the platform loader (icsim_platform_load, with the routes and a placement of what loads) and
- * the validation case loader (validate_case_load). A first line `# --set KEY=VALUE` or
+ * Each input is written to a memory file and read, by path, by every loader of input files:
+ * the platform loader (icsim_platform_load, with the routes and a placement of what loads), the
+ * validation case loader (validate_case_load), the sweep file loader (sweep_load, sweep_points),
+ * the placement file reader (`--place FILE`, icsim_placement_file_read, against a fixed platform),
+ * the communication pattern reader (`icsim place --pattern-file`, smpo_pattern_read) and the
+ * published tables' reader (validate/data/NAME.csv, load_published). A first line `# --set KEY=VALUE` or
  * `# --place SPEC` (a YAML comment, so the rest still parses) also feeds that command-line value
  * in, so the fuzzer reaches the --set and --place parsers too.
  *
@@ -15,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "mapping.h"
+#include "placement_file.h"
 #include "platform.h"
 #include "sweep.h"
 #include "validate.h"
@@ -64,6 +69,34 @@ static void load_everything(const char *set, const char *place)
       sweep_points_free(pts, n);
     sweep_free(&sw);
   }
+  /* a placement file, on a platform of 16 two-socket modules loaded once */
+  static struct icsim_platform fixed;
+  static int have_fixed = -1;
+  if (have_fixed < 0)
+    have_fixed = icsim_platform_load(&fixed, ICSIM_SRCDIR "/platforms/vniief-smpo.yaml", NULL, 0, err, sizeof err) == 0;
+  if (!have_fixed)
+    abort(); /* the seed platform must load */
+  int ns[] = {1, 4, 40};
+  for (int i = 0; i < 3; i++) {
+    char *list = NULL;
+    if (icsim_placement_file_read(path, &fixed, ns[i], &list, err, sizeof err) == 0) {
+      int hosts[40];
+      if (icsim_place(&fixed, ns[i], list, hosts, err, sizeof err) == 0)
+        for (int r = 0; r < ns[i]; r++)
+          if (hosts[r] < 0 || hosts[r] >= icsim_platform_hosts(&fixed))
+            abort(); /* every rank on a host of the platform */
+    }
+    free(list);
+  }
+  /* a recorded communication pattern (smpo/record-pattern, icsim place --pattern-file) */
+  struct smpo_pattern pat;
+  if (smpo_pattern_read(path, &pat, err, sizeof err) == 0)
+    smpo_pattern_free(&pat);
+  /* a published table (validate/data/NAME.csv): every metric named in it is read the same way */
+  struct point *pts = NULL;
+  size_t npts = 0;
+  if (load_published(path, "osu_latency_us", &pts, &npts, err, sizeof err) == 0)
+    free(pts);
   /* further loaders go here */
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "paths.h"
 #include "yaml_schema.h"
 
 #define REQUIRED NULL /* no default: must be given (in every entry of its list) */
@@ -96,11 +97,11 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
     const char *lo = case_get(y, "claims/%d/at-least", c), *hi = case_get(y, "claims/%d/at-most", c);
     if (!lo && !hi) {
       snprintf(err, errlen, "%s:%d:%d: claim '%s' has no bound; give 'at-least' or 'at-most' (or both) for the "
-               "ratio of/over", y->path, e->key_line, e->key_column, name);
+               "ratio of/over", icsim_path_shown(y->path), e->key_line, e->key_column, name);
       return -1;
     }
     if (lo && hi && strtod(lo, NULL) > strtod(hi, NULL)) {
-      snprintf(err, errlen, "%s:%d:%d: claim '%s': at-least %s is above at-most %s; no ratio could hold", y->path,
+      snprintf(err, errlen, "%s:%d:%d: claim '%s': at-least %s is above at-most %s; no ratio could hold", icsim_path_shown(y->path),
                e->key_line, e->key_column, name, lo, hi);
       return -1;
     }
@@ -115,7 +116,7 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
       if (!found) {
         const struct icsim_yentry *v = icsim_yaml_get_fmt(y, key, c);
         snprintf(err, errlen, "%s:%d:%d: claim '%s': '%s' is not a metric of this case; name one of its metrics' "
-                 "'name' values", y->path, v->line, v->column, name, metric);
+                 "'name' values", icsim_path_shown(y->path), v->line, v->column, name, metric);
         return -1;
       }
     }
@@ -128,7 +129,7 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
     snprintf(xf, sizeof xf, "%.*s/x-format", (int)(strlen(e->key) - strlen("/field")), e->key);
     if (!icsim_yaml_get(y, xf)) {
       snprintf(err, errlen, "%s:%d:%d: '%s' needs '%s' beside it: the x of the run's one point (e.g. x-format: \"8\")",
-               y->path, e->key_line, e->key_column, e->key, xf);
+               icsim_path_shown(y->path), e->key_line, e->key_column, e->key, xf);
       return -1;
     }
   }
@@ -137,7 +138,7 @@ static int check_rules(const struct icsim_yfile *y, char *err, size_t errlen)
 
 int validate_case_load(const char *path, struct icsim_yfile *y, char *err, size_t errlen)
 {
-  if (icsim_yaml_load(path, y, err, errlen))
+  if (icsim_yaml_load_as("case", path, y, err, errlen))
     return -1;
   if (icsim_schema_check(&case_schema, y, err, errlen) || check_rules(y, err, errlen)) {
     icsim_yaml_free(y);

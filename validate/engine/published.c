@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "paths.h"
 
 /* "a,b,c" or "a,\"b,with,commas\",c" into three fields of 64 bytes; returns the field count. */
 static int split_csv3(const char *line, char f0[64], char f1[64], char f2[64])
@@ -37,11 +38,9 @@ static int split_csv3(const char *line, char f0[64], char f1[64], char f2[64])
 
 int load_published(const char *path, const char *metric, struct point **out, size_t *n, char *err, size_t errlen)
 {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(errno));
+  FILE *f = icsim_input_fopen("published table", path, err, errlen); /* a regular file only (paths.h) */
+  if (!f)
     return -1;
-  }
   char line[512];
   int lineno = 0, header = 0;
   *out = NULL;
@@ -53,22 +52,25 @@ int load_published(const char *path, const char *metric, struct point **out, siz
       continue;
     if (!header) {
       if (strcmp(line, "metric,x,published")) {
-        snprintf(err, errlen, "%s:%d: header must be 'metric,x,published'", path, lineno);
-        fclose(f);
-        return -1;
+        snprintf(err, errlen, "%s:%d: header must be 'metric,x,published'", icsim_path_shown(path), lineno);
+        goto fail;
       }
       header = 1;
       continue;
     }
     char m[64], x[64], v[64] = "";
     if (split_csv3(line, m, x, v) < 2) {
-      snprintf(err, errlen, "%s:%d: expected metric,x,published", path, lineno);
-      fclose(f);
-      return -1;
+      snprintf(err, errlen, "%s:%d: expected metric,x,published", icsim_path_shown(path), lineno);
+      goto fail;
     }
     if (strcmp(m, metric))
       continue;
-    *out = realloc(*out, (*n + 1) * sizeof **out);
+    struct point *grown = realloc(*out, (*n + 1) * sizeof **out);
+    if (!grown) {
+      snprintf(err, errlen, "%s:%d: out of memory", icsim_path_shown(path), lineno);
+      goto fail;
+    }
+    *out = grown;
     struct point *p = &(*out)[(*n)++];
     snprintf(p->x, sizeof p->x, "%s", x);
     p->has_value = v[0] != '\0';
@@ -76,16 +78,21 @@ int load_published(const char *path, const char *metric, struct point **out, siz
       char *end;
       p->value = strtod(v, &end);
       if (*end) {
-        snprintf(err, errlen, "%s:%d: published value '%s' is not a number", path, lineno, v);
-        fclose(f);
-        return -1;
+        snprintf(err, errlen, "%s:%d: published value '%s' is not a number", icsim_path_shown(path), lineno, v);
+        goto fail;
       }
     }
   }
   fclose(f);
   if (*n == 0) {
-    snprintf(err, errlen, "%s: no rows for metric '%s'", path, metric);
+    snprintf(err, errlen, "%s: no rows for metric '%s'", icsim_path_shown(path), metric);
     return -1;
   }
   return 0;
+fail: /* nothing half-read is handed back (the fuzz target reads every file kind: tests/fuzz) */
+  fclose(f);
+  free(*out);
+  *out = NULL;
+  *n = 0;
+  return -1;
 }

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "validate.h"
+#include "paths.h"
+#include "outfile.h"
 
 static void fmt_num(char *buf, size_t len, int has, double v)
 {
@@ -191,11 +193,8 @@ static int move(const char *tmpdir, const char *outdir, const char *name, char *
   char from[PATH_MAX], to[PATH_MAX];
   snprintf(from, sizeof from, "%s/%s", tmpdir, name);
   snprintf(to, sizeof to, "%s/%s", outdir, name);
-  if (rename(from, to)) {
-    snprintf(err, errlen, "cannot move %s to %s: %s", from, to, strerror(errno));
-    return -1;
-  }
-  return 0;
+  /* outfile.h: refused over an input (a case, a platform) or anything but a regular file */
+  return icsim_output_copy("--out", to, from, err, errlen);
 }
 
 int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, const struct icsim_yfile *files,
@@ -218,13 +217,13 @@ int write_outputs(const struct rows *rs, const struct plot *plots, int nplots, c
     }
   }
   if (!f) { /* nothing has moved yet: the previous outputs stay as they were */
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot write %s: %s", icsim_path_shown(path), strerror(errno));
     return -1;
   }
   /* move into place: plots and report first, the summary last (a reader of summary.csv then
    * finds the report of the same run) */
   if (mkdir(outdir, 0755) && errno != EEXIST) {
-    snprintf(err, errlen, "--out %s: cannot create (%s)", outdir, strerror(errno));
+    snprintf(err, errlen, "--out %s: cannot create (%s)", icsim_path_shown(outdir), strerror(errno));
     return -1;
   }
   DIR *d = opendir(tmpdir);

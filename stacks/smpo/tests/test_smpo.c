@@ -608,4 +608,10 @@ Test(mapping, bad_pattern_lines_named)
   fclose(f);
   cr_assert_eq(smpo_pattern_read(path, &pat, err, sizeof err), -1);
   cr_assert(strstr(err, ":1: a pair with no messages"), "%s", err);
+  /* found by the loaders' fuzz target: a count beyond a long was cast to one (undefined) */
+  f = fopen(path, "w");
+  fprintf(f, "0 1 8888888888888888888888 100\n");
+  fclose(f);
+  cr_assert_eq(smpo_pattern_read(path, &pat, err, sizeof err), -1);
+  cr_assert(strstr(err, ":1:5: expected the message count"), "%s", err);
 }
