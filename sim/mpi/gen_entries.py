@@ -232,6 +232,8 @@ def checks(name, params):
         out.append("icsim_check_cart(&ck, comm, ndims, dims, out);")
     if name in ("MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_flush", "MPI_Win_flush_local"):
         out.append("icsim_check_win_rank(&ck, %s, rank, win);" % q("rank"))
+    if name in RMA_CALLS:  # the target before the epoch, as MPICH (its errors/rma/winerr)
+        out.append("icsim_check_win_rank(&ck, %s, target, win);" % q("target_rank"))
     # the epochs of one-sided communication, last (rma_sync.c)
     if name in RMA_CALLS or name in RMA_SYNC_CALLS:
         target = "target" if name in RMA_CALLS else "rank" if name in ("MPI_Win_lock", "MPI_Win_unlock") else "MPI_PROC_NULL"
