@@ -93,6 +93,12 @@ int abi_t_comm_size(void *tcomm);
 int abi_t_neighbours(void *tcomm, int out);
 /* The calling actor's SimGrid id (a rank's): per-rank state of the adaptor is kept by it. */
 long abi_actor(void);
+/* Per-rank tables (bind.c): this rank's row of N slots of SIZE bytes (ops.c, errhandlers.c). */
+struct abi_rows {
+  void **row;
+  size_t n;
+};
+void *abi_rank_row(struct abi_rows *rows, size_t n, size_t size);
 
 /* handles.c: tables of handles created at run time, one per kind, slots reused on free. */
 int abi_dyn_new(int kind, void *target);

@@ -58,6 +58,26 @@ long abi_actor(void)
   return self_pid();
 }
 
+/* This rank's row of ROWS (indexed by actor id, grown as ranks appear): N slots of SIZE bytes,
+ * zeroed, allocated once and never moved (a slot's address may be held across a yield). */
+void *abi_rank_row(struct abi_rows *rows, size_t n, size_t size)
+{
+  size_t pid = (size_t)abi_actor();
+  if (pid >= rows->n) {
+    size_t m = pid * 2 + 16;
+    void **r = realloc(rows->row, m * sizeof *r);
+    if (!r)
+      return NULL;
+    for (size_t i = rows->n; i < m; i++)
+      r[i] = NULL;
+    rows->row = r;
+    rows->n = m;
+  }
+  if (!rows->row[pid])
+    rows->row[pid] = calloc(n, size);
+  return rows->row[pid];
+}
+
 static void bind_layer(void)
 {
   layer = dlopen(ICSIM_LAYER_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);

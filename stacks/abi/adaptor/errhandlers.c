@@ -24,22 +24,14 @@ struct slot {
   int kind;           /* AK_COMM or AK_WIN */
 };
 
-static struct slot **rows; /* by actor id */
-static size_t nrows;
+static struct abi_rows rows; /* by actor id */
 
 static struct slot *row(void)
 {
-  size_t pid = (size_t)abi_actor();
-  if (pid >= nrows) {
-    size_t n = pid * 2 + 16;
-    rows = realloc(rows, n * sizeof *rows);
-    for (size_t i = nrows; i < n; i++)
-      rows[i] = NULL;
-    nrows = n;
-  }
-  if (!rows[pid])
-    rows[pid] = calloc(NTRAMP, sizeof(struct slot));
-  return rows[pid];
+  struct slot *r = abi_rank_row(&rows, NTRAMP, sizeof(struct slot));
+  if (!r)
+    abi_fail("out of memory for a rank's table");
+  return r;
 }
 
 static void call(int k, void **handle, int *code)
