@@ -116,11 +116,7 @@ def arg_table(fn, params):
         elif name == "base":
             d = "wb" if fn == "MPI_Win_create" else "&wbase"
         elif t == "MPI_Request *" and name == "req":
-            if fn in ("MPI_Wait", "MPI_Test", "MPI_Cancel", "MPI_Start", "MPI_Request_free"):
-                d = "&req"
-            else:
-                d = "&req"
-            bad = [("null", "NULL")]
+            d, bad = "&req", [("null", "NULL")]
         elif t == "MPI_Request" and name == "req":
             d = "req"
         elif name == "reqs":

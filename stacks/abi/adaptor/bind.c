@@ -59,7 +59,8 @@ long abi_actor(void)
 }
 
 /* This rank's row of ROWS (indexed by actor id, grown as ranks appear): N slots of SIZE bytes,
- * zeroed, allocated once and never moved (a slot's address may be held across a yield). */
+ * zeroed, allocated once and never moved (a slot's address may be held across a yield); stops
+ * the run when memory runs out. */
 void *abi_rank_row(struct abi_rows *rows, size_t n, size_t size)
 {
   size_t pid = (size_t)abi_actor();
@@ -67,14 +68,14 @@ void *abi_rank_row(struct abi_rows *rows, size_t n, size_t size)
     size_t m = pid * 2 + 16;
     void **r = realloc(rows->row, m * sizeof *r);
     if (!r)
-      return NULL;
+      abi_fail("out of memory for a rank's table");
     for (size_t i = rows->n; i < m; i++)
       r[i] = NULL;
     rows->row = r;
     rows->n = m;
   }
-  if (!rows->row[pid])
-    rows->row[pid] = calloc(n, size);
+  if (!rows->row[pid] && !(rows->row[pid] = calloc(n, size)))
+    abi_fail("out of memory for a rank's table");
   return rows->row[pid];
 }
 
