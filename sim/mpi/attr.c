@@ -79,6 +79,11 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *value) { return MPI_Comm_set_a
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+  /* an attribute the communicator does not hold: nothing to do, as in MPICH (SMPI: MPI_ERR_ARG) */
+  void *v;
+  int flag = 1;
+  if (PMPI_Comm_get_attr(comm, keyval, &v, &flag) == MPI_SUCCESS && !flag)
+    return MPI_SUCCESS;
   int rc = PMPI_Comm_delete_attr(comm, keyval);
   struct order *o;
   if (rc == MPI_SUCCESS && comm == MPI_COMM_SELF && icsim_runtime_get() && (o = mine()))
@@ -130,6 +135,7 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
 struct win_attrs {
   MPI_Win win; /* this rank's handle */
   int flavor, model; /* what MPI_Win_get_attr points to */
+  int own_handler;   /* the program set its error handler (errors.c) */
   struct win_attrs *next;
 };
 static struct win_attrs *wins;
@@ -140,7 +146,7 @@ void icsim_win_attrs_set(MPI_Win win, int flavor)
   if (!w)
     return;
   /* every rank's memory is the one copy SMPI's transfers read and write */
-  *w = (struct win_attrs){win, flavor, MPI_WIN_UNIFIED, wins};
+  *w = (struct win_attrs){win, flavor, MPI_WIN_UNIFIED, 0, wins};
   wins = w;
 }
 
@@ -153,6 +159,27 @@ void icsim_win_attrs_forget(MPI_Win win)
       free(w);
       return;
     }
+}
+
+static struct win_attrs *win_attrs_of(MPI_Win win)
+{
+  for (struct win_attrs *w = wins; w; w = w->next)
+    if (w->win == win)
+      return w;
+  return NULL;
+}
+
+void icsim_win_handler_mark(MPI_Win win)
+{
+  struct win_attrs *w = win_attrs_of(win);
+  if (w)
+    w->own_handler = 1;
+}
+
+int icsim_win_handler_marked(MPI_Win win)
+{
+  struct win_attrs *w = win_attrs_of(win);
+  return w && w->own_handler;
 }
 
 int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)

@@ -149,10 +149,19 @@ void icsim_check_info(struct icsim_check *c, const char *name, MPI_Info info)
     failed(c, MPI_ERR_ARG, "%s is MPI_INFO_NULL", name);
 }
 
+/* A handle of another kind given as a group (MPICH's errors/group/gerr passes MPI_COMM_WORLD):
+ * SMPI's handles are pointers to C++ objects of classes with virtual functions (simgrid::smpi::F2C
+ * and its subclasses), so an object's first word is its class's virtual table; every group's is
+ * the table MPI_GROUP_EMPTY's points to, a communicator's or a datatype's another. SMPI itself
+ * would read the communicator as a group. */
+static int not_a_group(MPI_Group group) { return *(void *const *)group != *(void *const *)MPI_GROUP_EMPTY; }
+
 void icsim_check_group(struct icsim_check *c, const char *name, MPI_Group group)
 {
   if (!c->rc && group == MPI_GROUP_NULL)
     failed(c, MPI_ERR_GROUP, "%s is MPI_GROUP_NULL", name);
+  else if (!c->rc && not_a_group(group))
+    failed(c, MPI_ERR_GROUP, "%s is not a group (a handle of another kind)", name);
 }
 
 /* MPICH refuses a group with a process outside the communicator (its ccreate1 test); SMPI would
@@ -241,4 +250,13 @@ void icsim_check_cas_type(struct icsim_check *c, MPI_Datatype t)
       t == MPI_FLOAT_INT || t == MPI_DOUBLE_INT || t == MPI_LONG_INT || t == MPI_SHORT_INT || t == MPI_2FLOAT ||
       t == MPI_2DOUBLE || t == MPI_LONG_DOUBLE_INT || t == MPI_REAL || t == MPI_DOUBLE_PRECISION)
     failed(c, MPI_ERR_TYPE, "datatype is not an integer, logical, multi-language or byte type");
+}
+
+/* A key made for another kind of object than the call's (keyvals.c records each key's kind). */
+void icsim_check_keyval(struct icsim_check *c, const char *name, int key, int kind)
+{
+  int was = icsim_keyval_kind(key);
+  if (!c->rc && was && was != kind)
+    failed(c, MPI_ERR_KEYVAL, "%s = %d was made for a %s, not a %s", name, key, icsim_keyval_kind_name(was),
+           icsim_keyval_kind_name(kind));
 }

@@ -64,4 +64,7 @@ void icsim_rma_sync_forget(MPI_Win win);
 /* The error handler of PARENT, set on the communicator at *OUT (not MPI_COMM_NULL) it was made from. */
 void icsim_inherit_errhandler(MPI_Comm parent, MPI_Comm *out);
 
+/* An attribute key made for another kind of object (KIND: 1 communicator, 2 datatype, 3 window). */
+void icsim_check_keyval(struct icsim_check *c, const char *name, int key, int kind);
+
 #endif

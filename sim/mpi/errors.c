@@ -140,8 +140,12 @@ static int programs_own(MPI_Errhandler eh, const char *call, int rc, const char 
 
 int icsim_win_error(MPI_Win win, const char *call, int rc)
 {
-  if (rc == MPI_SUCCESS || !icsim_runtime_get() || win == MPI_WIN_NULL)
+  if (rc == MPI_SUCCESS || !icsim_runtime_get())
     return rc;
+  /* MPICH leaves a new window's handler unset and then raises on MPI_COMM_WORLD's (its
+   * MPIR_Err_return_win): a program that set only the world's to MPI_ERRORS_RETURN gets the code */
+  if (win == MPI_WIN_NULL || !icsim_win_handler_marked(win))
+    return icsim_error(MPI_COMM_NULL, call, rc);
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   if (PMPI_Win_get_errhandler(win, &eh) == MPI_SUCCESS && programs_own(eh, call, rc, "window"))
     PMPI_Win_call_errhandler(win, rc);
@@ -175,6 +179,14 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
   if (programs_own(eh, "MPI_Comm_call_errhandler", errorcode, "communicator"))
     return PMPI_Comm_call_errhandler(comm, errorcode);
   return MPI_SUCCESS;
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+  int rc = PMPI_Win_set_errhandler(win, errhandler);
+  if (rc == MPI_SUCCESS)
+    icsim_win_handler_mark(win);
+  return rc;
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode)

@@ -194,8 +194,9 @@ def checks(name, params):
     if name in ("MPI_Get_elements", "MPI_Get_elements_x"):
         out.append("icsim_check_ptr(&ck, %s, status);" % q("status"))
         out.append("icsim_check_type(&ck, %s, type);" % q("datatype"))
-    if typed.get("group") == "MPI_Group":
-        out.append("icsim_check_group(&ck, %s, group);" % q("group"))
+    for t, n in ps:
+        if t == "MPI_Group":
+            out.append("icsim_check_group(&ck, %s, %s);" % (q(n), n))
     if name in ("MPI_Comm_create", "MPI_Comm_create_group"):
         out.append("icsim_check_subgroup(&ck, %s, group, comm);" % q("group"))
     if name == "MPI_Comm_create_group":
@@ -218,6 +219,11 @@ def checks(name, params):
     if name in TYPE_MAKERS:
         out.append("icsim_check_count(&ck, %s, count);" % q("count"))
         out.append("icsim_check_counts(&ck, %s, lens, count);" % q("array_of_blocklengths"))
+    if "keyval" in names and not name.endswith("create_keyval") and not name.startswith("MPI_Keyval_create"):
+        # a key made for another kind of object (keyvals.c), MPICH's MPI_ERR_KEYVAL
+        kind = 2 if name.startswith("MPI_Type_") else 3 if name.startswith("MPI_Win_") else 1
+        key = "(keyval ? *keyval : MPI_KEYVAL_INVALID)" if typed["keyval"] == "int *" else "keyval"
+        out.append("icsim_check_keyval(&ck, %s, %s, %d);" % (q("keyval"), key, kind))
     if name in ("MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared"):
         out.append("icsim_check_win_size(&ck, %s, size);" % q("size"))
         out.append("icsim_check_disp_unit(&ck, %s, disp);" % q("disp_unit"))

@@ -101,7 +101,14 @@ int icsim_smpi_leave(int rc);
 /* attr.c: the largest error code handed out (errors.c), MPI_LASTUSEDCODE's value; a window's
  * MPI_WIN_CREATE_FLAVOR (MPI_WIN_MODEL is unified), recorded at creation and dropped at its free. */
 extern int icsim_last_used_code;
+/* The kind an attribute key was made for (keyvals.c): 0 unrecorded, 1 communicator, 2 datatype, 3 window. */
+int icsim_keyval_kind(int key);
+const char *icsim_keyval_kind_name(int kind);
 void icsim_win_attrs_set(MPI_Win win, int flavor);
+/* Whether the program set WIN's error handler (attr.c): until it does, a window's errors go to
+ * MPI_COMM_WORLD's handler, as MPICH's (a new window's handler is unset there). */
+void icsim_win_handler_mark(MPI_Win win);
+int icsim_win_handler_marked(MPI_Win win);
 void icsim_win_attrs_forget(MPI_Win win);
 /* attr.c: delete MPI_COMM_SELF's attributes, last set first (the start of MPI_Finalize). */
 void icsim_self_attrs_release(void);

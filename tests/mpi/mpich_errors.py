@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MPICH's own error tests (test/mpi/errors) under native MPICH and under icsim, compared.
 
-    mpich_errors.py MPICH_TEST_MPI BUILD WORKDIR [PLATFORM]
+    mpich_errors.py MPICH_TEST_MPI BUILD WORKDIR [PLATFORM] [--only FOLDER/NAME,...]
 
 MPICH_TEST_MPI is the test/mpi folder of an MPICH source tree (4.0.x, as Debian 12's MPICH;
 fetched for this, never part of icsim's tree). Each test its testlists name (C only: the
@@ -78,6 +78,13 @@ def sh(cmd, timeout=120):
 
 
 def main(argv):
+    only = None
+    if "--only" in argv:
+        i = argv.index("--only")
+        if i + 1 >= len(argv):
+            sys.exit("--only takes a comma-separated list of tests, e.g. --only attr/keyvalmis,coll/bcastlength")
+        only = set(argv[i + 1].split(","))
+        argv = argv[:i] + argv[i + 2:]
     if len(argv) < 4:
         sys.exit(__doc__)
     src, build, work = os.path.abspath(argv[1]), os.path.abspath(argv[2]), os.path.abspath(argv[3])
@@ -107,6 +114,8 @@ def main(argv):
         if folder not in made:
             made[folder] = sources(src, folder)
         cfile, defs = made[folder].get(name, (name + ".c", []))
+        if only is not None and folder + "/" + name not in only:
+            continue
         if skip:
             print("%-28s left out: %s" % (folder + "/" + name, skip))
             continue

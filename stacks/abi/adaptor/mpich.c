@@ -46,6 +46,10 @@ void *abi_h_in(int kind, A_handle h, int fid)
   if ((u & ~DYN_MASK) == DYN_TAG)
     return abi_dyn_get(kind, (int)(u & DYN_MASK), fid, (intptr_t)u);
   int i = predef_index(u);
+  /* a predefined handle of another kind given as a group (MPICH's errors/group/gerr passes
+   * MPI_COMM_WORLD): its own object goes on, for the layer's check to answer MPI_ERR_GROUP as MPICH */
+  if (i >= 0 && kind == AK_GROUP && abi_predefs[i].kind != kind)
+    return abi_predef_target(i, fid);
   if (i < 0 || abi_predefs[i].kind != kind)
     abi_fail("%s: %s handle 0x%08x is not one MPICH predefines nor one the adaptor made (an uninitialised or "
              "freed handle in the program?)", abi_fn_name(fid), abi_kind_name(kind), u);

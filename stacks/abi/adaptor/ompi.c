@@ -13,6 +13,10 @@
 
 void *abi_h_in(int kind, A_handle h, int fid)
 {
+  /* a predefined object of another kind given as a group: its own object goes on, for the layer's
+   * check to answer MPI_ERR_GROUP as MPICH does (mpich.c) */
+  if (h && h->magic == ABI_MAGIC && kind == AK_GROUP && h->kind != kind && h->pre >= 0)
+    return abi_predef_target(h->pre, fid);
   if (!h || h->magic != ABI_MAGIC || h->kind != kind)
     abi_fail("%s: %s handle %p is not one of Open MPI's predefined objects nor one the adaptor made (an "
              "uninitialised or freed handle in the program?)",
