@@ -9,33 +9,77 @@
  * only go up, so a few turns at most. Every key a C program (or a binary through the adaptor)
  * makes is recorded here; a Fortran program's keys are made inside SMPI's bindings, unrecorded,
  * and pass unchecked. Predefined keys (MPI_TAG_UB and the others) are negative and unrecorded.
- * The check itself is the bracket's (checks.c: icsim_check_keyval), before the call acts. */
+ * The check itself is the bracket's (checks.c: icsim_check_keyval), before the call acts.
+ *
+ * Copy callbacks of shared objects. MPI_COMM_WORLD and the predefined datatypes are one SMPI object
+ * for all ranks, so one rank's attributes on them are every rank's: a rank duplicating
+ * MPI_COMM_WORLD had SMPI call the copy callbacks of every rank's keys (MPI gives each process its
+ * own). SMPI is given the layer's copy function instead of the program's: it copies only the
+ * attributes of the duplicating rank's own keys (calling the program's function, or doing what
+ * MPI_*_DUP_FN does), and leaves the other ranks' behind. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "layer.h"
 
 enum kind { NONE, COMM, TYPE, WIN };
 static const char *const kind_name[] = {"", "communicator", "datatype", "window"};
-static unsigned char *kind_of; /* by key number */
+struct key {
+  enum kind kind;
+  int rank;   /* world rank that made it */
+  void *copy; /* the program's copy function (communicator and datatype keys) */
+};
+static struct key *keys; /* by key number */
 static int nkeys;
 
-static enum kind recorded(int key) { return key >= 0 && key < nkeys ? (enum kind)kind_of[key] : NONE; }
+static enum kind recorded(int key) { return key >= 0 && key < nkeys ? keys[key].kind : NONE; }
 
-static void record(int key, enum kind k)
+static void record(int key, enum kind k, void *copy)
 {
   if (key < 0)
     return;
   if (key >= nkeys) {
     int n = key + 64;
-    unsigned char *grown = realloc(kind_of, (size_t)n);
-    if (!grown)
-      return; /* unrecorded: the key passes unchecked, as a Fortran one does */
+    struct key *grown = realloc(keys, sizeof *grown * (size_t)n);
+    if (!grown) {
+      fprintf(stderr, "icsim: out of memory recording attribute key %d\n", key);
+      icsim_stop(1);
+    }
     for (int i = nkeys; i < n; i++)
-      grown[i] = NONE;
-    kind_of = grown;
+      grown[i] = (struct key){NONE, -1, NULL};
+    keys = grown;
     nkeys = n;
   }
-  kind_of[key] = (unsigned char)k;
+  keys[key] = (struct key){k, icsim_my_rank(), copy};
+}
+
+/* The layer's copy function (see the top): the program's own keys only. */
+static int own_copy(int key, void *in, void *out, int *flag)
+{
+  const struct key *k = key >= 0 && key < nkeys ? &keys[key] : NULL;
+  *flag = 0;
+  if (!k || !k->copy || k->rank != icsim_my_rank())
+    return 0; /* another rank's attribute on a shared object: not this process's */
+  if (k->copy == (void *)MPI_COMM_DUP_FN) { /* SMPI's MPI_*_DUP_FN, one value for every kind */
+    *(void **)out = in;
+    *flag = 1;
+    return 0;
+  }
+  return 1;
+}
+
+static int comm_copy(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+  if (!own_copy(key, in, out, flag))
+    return MPI_SUCCESS;
+  return ((MPI_Comm_copy_attr_function *)keys[key].copy)(old, key, extra, in, out, flag);
+}
+
+static int type_copy(MPI_Datatype old, int key, void *extra, void *in, void *out, int *flag)
+{
+  if (!own_copy(key, in, out, flag))
+    return MPI_SUCCESS;
+  return ((MPI_Type_copy_attr_function *)keys[key].copy)(old, key, extra, in, out, flag);
 }
 
 /* The kind KEY was made for: 0 when unrecorded, else 1 communicator, 2 datatype, 3 window. */
@@ -45,7 +89,7 @@ const char *icsim_keyval_kind_name(int kind) { return kind > NONE && kind <= WIN
 
 /* ---- making keys: distinct numbers across kinds ---- */
 
-#define MAKE(KIND, CREATE, FREE, ...)                                                                                  \
+#define MAKE(KIND, COPY, CREATE, FREE, ...)                                                                            \
   do {                                                                                                                 \
     int rc = CREATE(__VA_ARGS__);                                                                                      \
     for (int turn = 0; rc == MPI_SUCCESS && turn < 64 && recorded(*keyval) != NONE && recorded(*keyval) != KIND;       \
@@ -54,31 +98,35 @@ const char *icsim_keyval_kind_name(int kind) { return kind > NONE && kind <= WIN
       rc = CREATE(__VA_ARGS__);                                                                                        \
     }                                                                                                                  \
     if (rc == MPI_SUCCESS)                                                                                             \
-      record(*keyval, KIND);                                                                                           \
+      record(*keyval, KIND, (void *)(COPY));                                                                           \
     return rc;                                                                                                         \
   } while (0)
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn, int *keyval,
                            void *extra_state)
 {
-  MAKE(COMM, PMPI_Comm_create_keyval, PMPI_Comm_free_keyval, copy_fn, delete_fn, keyval, extra_state);
+  MAKE(COMM, copy_fn, PMPI_Comm_create_keyval, PMPI_Comm_free_keyval, copy_fn ? comm_copy : NULL, delete_fn, keyval,
+       extra_state);
 }
 
 int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
-  MAKE(COMM, PMPI_Keyval_create, PMPI_Keyval_free, copy_fn, delete_fn, keyval, extra_state);
+  MAKE(COMM, copy_fn, PMPI_Keyval_create, PMPI_Keyval_free, copy_fn ? (MPI_Copy_function *)comm_copy : NULL, delete_fn,
+       keyval, extra_state);
 }
 
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn, MPI_Type_delete_attr_function *delete_fn, int *keyval,
                            void *extra_state)
 {
-  MAKE(TYPE, PMPI_Type_create_keyval, PMPI_Type_free_keyval, copy_fn, delete_fn, keyval, extra_state);
+  MAKE(TYPE, copy_fn, PMPI_Type_create_keyval, PMPI_Type_free_keyval, copy_fn ? type_copy : NULL, delete_fn, keyval,
+       extra_state);
 }
 
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn, int *keyval,
                           void *extra_state)
 {
-  MAKE(WIN, PMPI_Win_create_keyval, PMPI_Win_free_keyval, copy_fn, delete_fn, keyval, extra_state);
+  /* a window is one rank's object: SMPI calls the program's copy function as it is */
+  MAKE(WIN, NULL, PMPI_Win_create_keyval, PMPI_Win_free_keyval, copy_fn, delete_fn, keyval, extra_state);
 }
 
 /* ---- the other calls on keys, here so that the bracket checks their kind (checks.c) ---- */

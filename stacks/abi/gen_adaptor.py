@@ -35,7 +35,10 @@ CONSTS = ["MPI_ANY_SOURCE", "MPI_PROC_NULL", "MPI_ROOT", "MPI_ANY_TAG", "MPI_UND
           "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE", "MPI_LASTUSEDCODE", "MPI_APPNUM", "MPI_MODE_NOCHECK",
           "MPI_MODE_NOSTORE", "MPI_MODE_NOPUT", "MPI_MODE_NOPRECEDE", "MPI_MODE_NOSUCCEED", "MPI_LOCK_EXCLUSIVE",
           "MPI_LOCK_SHARED", "MPI_ORDER_C", "MPI_ORDER_FORTRAN", "MPI_TYPECLASS_REAL", "MPI_TYPECLASS_INTEGER",
-          "MPI_TYPECLASS_COMPLEX", "MPI_GRAPH", "MPI_CART", "MPI_DIST_GRAPH"]
+          "MPI_TYPECLASS_COMPLEX", "MPI_GRAPH", "MPI_CART", "MPI_DIST_GRAPH", "MPI_WIN_BASE", "MPI_WIN_SIZE",
+          "MPI_WIN_DISP_UNIT", "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL", "MPI_WIN_FLAVOR_CREATE",
+          "MPI_WIN_FLAVOR_ALLOCATE", "MPI_WIN_FLAVOR_DYNAMIC", "MPI_WIN_FLAVOR_SHARED", "MPI_WIN_SEPARATE",
+          "MPI_WIN_UNIFIED"]
 # constants SMPI's mpi.h gives as enumerators, not macros (no #ifdef for them)
 ENUM_CONSTS = {"MPI_GRAPH", "MPI_CART", "MPI_DIST_GRAPH"}
 
@@ -108,6 +111,11 @@ VALUE_OUT = {"undef_out": "abi_undef_out", "compare_out": "abi_compare_out", "ra
              "errorcode_out": "abi_rc_out"}
 
 
+# attribute callback kinds: (the object's handle kind, 1 for a copy function, 0 for a delete function)
+ATTR_FN = {"comm_copy_fn": ("AK_COMM", 1), "comm_delete_fn": ("AK_COMM", 0), "type_copy_fn": ("AK_DATATYPE", 1),
+           "type_delete_fn": ("AK_DATATYPE", 0), "win_copy_fn": ("AK_WIN", 1), "win_delete_fn": ("AK_WIN", 0)}
+
+
 def split_kind(kind):
     for k in HANDLE_KINDS:
         if kind == k:
@@ -160,6 +168,16 @@ def gen_arg(kind, n, name, fname):
     if kind in ("comm_errh_fn", "win_errh_fn"):  # the program's error handler: a trampoline (errhandlers.c)
         pre = ["void *tf_%s = abi_errh_trampoline((void *)%s, abi_op_caller_, %s, FID);"
                % (name, name, "AK_WIN" if kind == "win_errh_fn" else "AK_COMM")]
+        return ("void *%s" % name, "void *", pre, "tf_%s" % name, [], 0, 0)
+    if kind == "keyval_out":  # a key the call makes: shown to the program in its numbering
+        return ("int *%s" % name, "int *", [], name,
+                ["if (rc_ == T_SUCCESS && %s) *%s = abi_keyval_out(*%s);" % (name, name, name)], 0, 0)
+    if kind == "keyval_inout":  # a key the call frees (and sets to MPI_KEYVAL_INVALID)
+        pre = ["int tk_%s = %s ? abi_keyval_in(*%s) : 0;" % (name, name, name)]
+        return ("int *%s" % name, "int *", pre, "%s ? &tk_%s : NULL" % (name, name),
+                ["if (rc_ == T_SUCCESS && %s) *%s = abi_keyval_out(tk_%s);" % (name, name, name)], 0, 0)
+    if kind in ATTR_FN:  # the program's attribute callback: SMPI calls attrs.c's for its kind
+        pre = ["void *tf_%s = abi_attr_fn_in((void *)%s, %s, %d);" % (name, name, ATTR_FN[kind][0], ATTR_FN[kind][1])]
         return ("void *%s" % name, "void *", pre, "tf_%s" % name, [], 0, 0)
     if kind == "user_fn":  # a user-defined op's function: SMPI calls a trampoline (ops.c)
         pre = ["void *tf_%s = abi_op_trampoline((void *)%s, abi_op_caller_, FID);" % (name, name)]
@@ -220,7 +238,8 @@ def gen_wrapper(fid, ret, name, params):
     out = ["%s %s(%s)" % (rtype, name, decl), "{", "  enum { FID = %d };" % fid,
            "  ABI_CALLER(); /* who called: pointer ABIs give it its own copy of predefined objects */",
            "  abi_enter(FID);"]
-    if name in ("MPI_Op_create", "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"):
+    keymaker = name.endswith("_create_keyval") or name == "MPI_Keyval_create"
+    if name in ("MPI_Op_create", "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler") or keymaker:
         out.append("  const void *abi_op_caller_ = __builtin_return_address(0);")
     for a in args:
         out += ["  " + p for p in a[2]]
@@ -233,6 +252,12 @@ def gen_wrapper(fid, ret, name, params):
         out.append("  abi_op_created(tf_function, rc_ == T_SUCCESS ? th_op : NULL);")
     if name == "MPI_Op_free":
         out.append("  if (rc_ == T_SUCCESS) abi_op_freed(th0_op);")
+    if keymaker:  # the program's callbacks, found by the key SMPI hands them (attrs.c), before the key is translated
+        kinds = dict((a, k) for (k, n, a) in params)
+        out.append("  if (rc_ == T_SUCCESS && keyval) abi_attr_key_made(*keyval, (void *)copy_fn, (void *)delete_fn, %s, "
+                   "abi_op_caller_);" % ATTR_FN[kinds["copy_fn"]][0])
+    if name == "MPI_Win_get_attr":  # MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL: values in the program's numbering
+        out.append("  if (rc_ == T_SUCCESS && flag && *flag && attribute_val) abi_win_attr_out(keyval, attribute_val);")
     if name in ("MPI_Comm_get_attr", "MPI_Attr_get"):  # MPI_LASTUSEDCODE: a code, in the program's numbering
         out.append("  if (rc_ == T_SUCCESS && flag && *flag && keyval == abi_a_const[C_LASTUSEDCODE] && attribute_val)"
                    " attribute_val = abi_lastused_out(attribute_val);")

@@ -27,7 +27,8 @@ set(abi_common ${abi_dir}/adaptor/bind.c ${abi_dir}/adaptor/handles.c ${abi_dir}
                ${abi_gen}/target_tables.c)
 function(abi_adaptor target abi libname soversion)
   add_library(${target} SHARED ${abi_gen}/wrappers_${abi}.c ${abi_dir}/adaptor/${abi}.c ${abi_dir}/adaptor/fint_${abi}.c
-                               ${abi_dir}/adaptor/ops.c ${abi_dir}/adaptor/errhandlers.c ${abi_gen}/tables_${abi}.c
+                               ${abi_dir}/adaptor/ops.c ${abi_dir}/adaptor/errhandlers.c ${abi_dir}/adaptor/attrs.c
+                               ${abi_gen}/tables_${abi}.c
                                ${abi_common} ${ARGN})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${libname} SOVERSION ${soversion}
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/abi/${abi} C_VISIBILITY_PRESET default)

@@ -117,6 +117,8 @@ int abi_tag_in(int t);
 int abi_undef_in(int v);
 int abi_undef_out(int v);
 int abi_keyval_in(int k);
+int abi_keyval_out(int k);
+void abi_win_attr_out(int key, void *val);
 int abi_assert_in(int a);
 int abi_lock_in(int l);
 int abi_typeclass_in(int c);
@@ -148,5 +150,11 @@ void abi_op_freed(void *op);
 /* errhandlers.c: the program's error handlers (SMPI calls a trampoline that converts the
  * communicator or window and the code); KIND: AK_COMM or AK_WIN. */
 void *abi_errh_trampoline(void *fn, const void *caller, int kind, int fid);
+
+/* attrs.c: the program's attribute callbacks. SMPI is given one function per kind of object and
+ * of callback (or its own null and dup functions for the ABI's), which finds the program's function
+ * by the key it is called with; abi_attr_key_made records it once SMPI has made the key. */
+void *abi_attr_fn_in(void *fn, int kind, int copy);
+void abi_attr_key_made(int key, void *copy_fn, void *delete_fn, int kind, const void *caller);
 
 #endif

@@ -34,9 +34,56 @@ int abi_rank_out(int r) { MAP_OUT(r, C_ANY_SOURCE, C_PROC_NULL, C_UNDEFINED); }
 int abi_tag_in(int t) { MAP_IN(t, C_ANY_TAG); }
 int abi_undef_in(int v) { MAP_IN(v, C_UNDEFINED); }
 int abi_undef_out(int v) { MAP_OUT(v, C_UNDEFINED); }
+/* Attribute keys. The predefined ones by name; the program's own are SMPI's numbers (0, 1, ...)
+ * shifted by KEY_SHIFT, because Open MPI numbers its predefined keys from 0 (MPI_TAG_UB is 0 there):
+ * SMPI's key 0 must not read as MPI_TAG_UB coming back. A small number that is neither is no key the
+ * program was given: it goes on as one SMPI never made (its call answers the error). */
+#define KEY_SHIFT 256
+#define NO_KEY 0x7fffffff
+static const int predefined_keys[] = {C_TAG_UB, C_HOST, C_IO, C_WTIME_IS_GLOBAL, C_UNIVERSE_SIZE, C_LASTUSEDCODE,
+                                      C_APPNUM, C_KEYVAL_INVALID, C_WIN_BASE, C_WIN_SIZE, C_WIN_DISP_UNIT,
+                                      C_WIN_CREATE_FLAVOR, C_WIN_MODEL};
+#define NPREDEFINED_KEYS ((int)(sizeof predefined_keys / sizeof predefined_keys[0]))
+
 int abi_keyval_in(int k)
 {
-  MAP_IN(k, C_TAG_UB, C_HOST, C_IO, C_WTIME_IS_GLOBAL, C_UNIVERSE_SIZE, C_LASTUSEDCODE, C_APPNUM, C_KEYVAL_INVALID);
+  for (int i = 0; i < NPREDEFINED_KEYS; i++)
+    if (abi_a_const[predefined_keys[i]] == k)
+      return abi_t_const[predefined_keys[i]] != ABI_NO_CONST ? abi_t_const[predefined_keys[i]] : NO_KEY;
+  return k >= KEY_SHIFT && k != NO_KEY ? k - KEY_SHIFT : NO_KEY;
+}
+
+int abi_keyval_out(int k)
+{
+  for (int i = 0; i < NPREDEFINED_KEYS; i++)
+    if (abi_t_const[predefined_keys[i]] == k && abi_t_const[predefined_keys[i]] != ABI_NO_CONST)
+      return abi_a_const[predefined_keys[i]];
+  return k >= 0 ? k + KEY_SHIFT : k;
+}
+
+/* What MPI_Win_get_attr points to for MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, in the program's
+ * numbering (MPICH and Open MPI number the flavors from 1, SMPI from 0; the models differ too). VAL:
+ * where the pointer was stored; it is pointed at a constant of the program's. */
+void abi_win_attr_out(int key, void *val)
+{
+  static const int flavors[] = {C_WIN_FLAVOR_CREATE, C_WIN_FLAVOR_ALLOCATE, C_WIN_FLAVOR_DYNAMIC, C_WIN_FLAVOR_SHARED};
+  static const int models[] = {C_WIN_SEPARATE, C_WIN_UNIFIED};
+  static int shown[6]; /* the program's values, in the order above: the same for every rank */
+  const int *which;
+  int n, base;
+  if (key == abi_a_const[C_WIN_CREATE_FLAVOR])
+    which = flavors, n = 4, base = 0;
+  else if (key == abi_a_const[C_WIN_MODEL])
+    which = models, n = 2, base = 4;
+  else
+    return;
+  int v = **(int **)val;
+  for (int i = 0; i < n; i++)
+    if (abi_t_const[which[i]] == v) {
+      shown[base + i] = abi_a_const[which[i]];
+      *(int **)val = &shown[base + i];
+      return;
+    }
 }
 int abi_lock_in(int l) { MAP_IN(l, C_LOCK_EXCLUSIVE, C_LOCK_SHARED); }
 int abi_order_in(int o) { MAP_IN(o, C_ORDER_C, C_ORDER_FORTRAN); }
