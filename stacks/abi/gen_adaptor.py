@@ -25,7 +25,7 @@ import sys
 
 # the handle kinds whose MPI_<Kind>_c2f / _f2c adaptor/fint_*.c defines
 FINT_KINDS = ["Comm", "Type", "Group", "Op", "Request", "Errhandler", "Info", "Win"]
-HANDLE_KINDS = ["comm", "datatype", "group", "op", "request", "errhandler", "info", "win"]
+HANDLE_KINDS = ["comm", "datatype", "group", "op", "request", "errhandler", "info", "win", "message"]
 AK = {k: "AK_" + k.upper() for k in HANDLE_KINDS}
 ATYPE = {k: "A_" + k.capitalize() for k in HANDLE_KINDS}
 

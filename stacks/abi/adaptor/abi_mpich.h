@@ -7,7 +7,7 @@
 #include "adaptor.h"
 
 typedef int A_handle;
-typedef A_handle A_Comm, A_Datatype, A_Group, A_Op, A_Request, A_Errhandler, A_Info, A_Win;
+typedef A_handle A_Comm, A_Datatype, A_Group, A_Op, A_Request, A_Errhandler, A_Info, A_Win, A_Message;
 
 /* MPICH's MPI_Status: the byte count split in two, the cancelled flag in bit 0 of the high half. */
 typedef struct {

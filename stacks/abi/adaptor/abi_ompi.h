@@ -17,7 +17,7 @@ struct abi_obj {
   int32_t slot;
 };
 typedef struct abi_obj *A_handle;
-typedef A_handle A_Comm, A_Datatype, A_Group, A_Op, A_Request, A_Errhandler, A_Info, A_Win;
+typedef A_handle A_Comm, A_Datatype, A_Group, A_Op, A_Request, A_Errhandler, A_Info, A_Win, A_Message;
 
 #define ABI_DEFINE_OBJECT(sym, size, kind, index)                                                                    \
   union {                                                                                                          \

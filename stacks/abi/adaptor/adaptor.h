@@ -34,7 +34,7 @@ typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
 
-enum abi_kind { AK_COMM, AK_DATATYPE, AK_GROUP, AK_OP, AK_REQUEST, AK_ERRHANDLER, AK_INFO, AK_WIN, AK_NKINDS };
+enum abi_kind { AK_COMM, AK_DATATYPE, AK_GROUP, AK_OP, AK_REQUEST, AK_ERRHANDLER, AK_INFO, AK_WIN, AK_MESSAGE, AK_NKINDS };
 
 /* SMPI 3.32's MPI_Status (smpi.h): count is in bytes. */
 typedef struct {

@@ -25,7 +25,8 @@ static struct table tables[AK_NKINDS] = {
 };
 
 static const char *const kind_names[AK_NKINDS] = {"communicator", "datatype", "group",      "op",
-                                                   "request",      "errhandler", "info", "window"};
+                                                   "request",      "errhandler", "info", "window",
+                                                   "message"};
 
 const char *abi_kind_name(int kind) { return kind >= 0 && kind < AK_NKINDS ? kind_names[kind] : "?"; }
 

@@ -27,17 +27,24 @@ static void build_hash(void)
   }
 }
 
-static int predef_index(unsigned v)
+/* KIND's predefined handle V; else any kind's (-1: none). MPICH gives MPI_MESSAGE_NULL the value
+ * of MPI_REQUEST_NULL, so the kind decides between them. */
+static int predef_index(unsigned v, int kind)
 {
   static int built;
   if (!built) {
     build_hash();
     built = 1;
   }
+  int any = -1;
   for (unsigned h = hash(v); hash_slot[h]; h = (h + 1) & ((1 << HBITS) - 1))
-    if ((unsigned)abi_predefs[hash_slot[h] - 1].value == v)
-      return hash_slot[h] - 1;
-  return -1;
+    if ((unsigned)abi_predefs[hash_slot[h] - 1].value == v) {
+      if (abi_predefs[hash_slot[h] - 1].kind == kind)
+        return hash_slot[h] - 1;
+      if (any < 0)
+        any = hash_slot[h] - 1;
+    }
+  return any;
 }
 
 void *abi_h_in(int kind, A_handle h, int fid)
@@ -45,7 +52,7 @@ void *abi_h_in(int kind, A_handle h, int fid)
   unsigned u = (unsigned)h;
   if ((u & ~DYN_MASK) == DYN_TAG)
     return abi_dyn_get(kind, (int)(u & DYN_MASK), fid, (intptr_t)u);
-  int i = predef_index(u);
+  int i = predef_index(u, kind);
   /* a predefined handle of another kind given as a group (MPICH's errors/group/gerr passes
    * MPI_COMM_WORLD): its own object goes on, for the layer's check to answer MPI_ERR_GROUP as MPICH */
   if (i >= 0 && kind == AK_GROUP && abi_predefs[i].kind != kind)
