@@ -30,6 +30,9 @@ static MPI_Count pair_first(MPI_Datatype t)
 }
 
 static int walk(MPI_Datatype t, MPI_Count *left, MPI_Count *elements, int depth);
+/* Set by walk when the bytes end inside a basic element (icsim_type_cuts_element). A walk runs to
+ * its end without yielding to another rank, so one flag serves them all. */
+static int cut;
 
 /* Basic elements in one instance of T (-1: the type map cannot be read). */
 static MPI_Count per_instance(MPI_Datatype t, int depth)
@@ -72,13 +75,16 @@ static int walk(MPI_Datatype t, MPI_Count *left, MPI_Count *elements, int depth)
       if (*left >= s) {
         *elements += 2, *left -= s;
       } else if (*left >= first) {
+        cut |= *left > first;
         *elements += 1, *left = 0;
       } else {
+        cut |= *left > 0;
         *left = 0;
       }
     } else if (*left >= s && s > 0) {
       *elements += 1, *left -= s;
     } else {
+      cut |= *left > 0;
       *left = 0;
     }
     return MPI_SUCCESS;
@@ -168,6 +174,21 @@ int MPI_Get_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count *count)
     return icsim_error(MPI_COMM_NULL, "MPI_Get_elements", rc);
   *count = n;
   return MPI_SUCCESS;
+}
+
+/* Whether BYTES received into TYPE end inside one of its basic elements: MPICH then answers
+ * MPI_ERR_TYPE (the signatures do not match: its errors/pt2pt/truncmsg2), where SMPI would leave
+ * the part behind. 0 when they end on an element's boundary or the type map cannot be read. */
+int icsim_type_cuts_element(MPI_Datatype type, MPI_Count bytes)
+{
+  MPI_Count size = type_size(type), n = 0;
+  if (size <= 0 || bytes <= 0 || bytes % size == 0)
+    return 0;
+  MPI_Count left = bytes % size;
+  cut = 0;
+  if (walk(type, &left, &n, 0) != MPI_SUCCESS)
+    return 0;
+  return cut;
 }
 
 int MPI_Get_elements(MPI_Status *status, MPI_Datatype type, int *count)

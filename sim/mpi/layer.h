@@ -102,6 +102,8 @@ int icsim_smpi_leave(int rc);
  * MPI_WIN_CREATE_FLAVOR (MPI_WIN_MODEL is unified), recorded at creation and dropped at its free. */
 extern int icsim_last_used_code;
 /* The kind an attribute key was made for (keyvals.c): 0 unrecorded, 1 communicator, 2 datatype, 3 window. */
+/* elements.c: whether BYTES received into TYPE end inside one of its basic elements. */
+int icsim_type_cuts_element(MPI_Datatype type, MPI_Count bytes);
 int icsim_keyval_kind(int key);
 const char *icsim_keyval_kind_name(int kind);
 void icsim_win_attrs_set(MPI_Win win, int flavor);
