@@ -260,3 +260,11 @@ void icsim_check_keyval(struct icsim_check *c, const char *name, int key, int ki
     failed(c, MPI_ERR_KEYVAL, "%s = %d was made for a %s, not a %s", name, key, icsim_keyval_kind_name(was),
            icsim_keyval_kind_name(kind));
 }
+
+/* A constructor with no context id left (context_ids.c): MPICH's "too many communicators". */
+void icsim_check_context_ids(struct icsim_check *c)
+{
+  if (!c->rc && !icsim_context_ids_left())
+    failed(c, MPI_ERR_OTHER, "too many communicators: this rank holds %d, all of mpi/context-ids (free some)",
+           icsim_context_ids_in_use());
+}

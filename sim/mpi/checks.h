@@ -63,7 +63,12 @@ void icsim_rma_sync_forget(MPI_Win win);
 
 /* The error handler of PARENT, set on the communicator at *OUT (not MPI_COMM_NULL) it was made from. */
 void icsim_inherit_errhandler(MPI_Comm parent, MPI_Comm *out);
+/* A communicator a constructor returned / MPI_Comm_free released (context_ids.c). */
+void icsim_context_ids_taken(MPI_Comm comm);
+void icsim_context_ids_given(MPI_Comm comm);
 
+/* A communicator constructor when the rank holds mpi/context-ids communicators already. */
+void icsim_check_context_ids(struct icsim_check *c);
 /* An attribute key made for another kind of object (KIND: 1 communicator, 2 datatype, 3 window). */
 void icsim_check_keyval(struct icsim_check *c, const char *name, int key, int kind);
 

@@ -109,6 +109,8 @@ ICSIM_HIDDEN int icsim_coll_done_request(MPI_Request *req);
  * MPI_BOTTOM. */
 ICSIM_HIDDEN int icsim_coll_send(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst);
 ICSIM_HIDDEN int icsim_coll_recv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src);
+/* The same, failing (MPI_ERR_OTHER) when fewer bytes arrive than the buffer holds (broadcast). */
+ICSIM_HIDDEN int icsim_coll_recv_all(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src);
 ICSIM_HIDDEN int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype,
                                      int dst, void *rbuf, int rcount, MPI_Datatype rtype, int src);
 ICSIM_HIDDEN int icsim_coll_isend(const struct icsim_coll *c, const void *buf, int count, MPI_Datatype t, int dst,

@@ -26,7 +26,7 @@ static int bcast_binomial(const struct icsim_coll *c, void *buf, int count, MPI_
   int rel = (me - root + n) % n, mask = 1;
   while (mask < n) {
     if (rel & mask) {
-      icsim_coll_recv(c, b, count, t, (me - mask + n) % n);
+      icsim_coll_recv_all(c, b, count, t, (me - mask + n) % n);
       break;
     }
     mask <<= 1;
@@ -58,7 +58,7 @@ static void scatter_pieces(const struct icsim_coll *c, char *tmp, size_t nb, siz
       int end = rel + mask < n ? rel + mask : n;
       size_t len = pieces(nb, piece, rel, end);
       if (len > 0)
-        icsim_coll_recv(c, tmp + (size_t)rel * piece, (int)len, MPI_BYTE, (me - mask + n) % n);
+        icsim_coll_recv_all(c, tmp + (size_t)rel * piece, (int)len, MPI_BYTE, (me - mask + n) % n);
       break;
     }
     mask <<= 1;

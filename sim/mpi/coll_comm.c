@@ -21,6 +21,18 @@
 #include "runtime.h"
 
 static int *err_slot(void);
+/* The rank's collective in progress (by world rank): its first error (the algorithms go on through
+ * their steps, so that the other ranks are not left waiting, and the collective returns it), and
+ * which collective it is: its communicator's SMPI identifier, the same on every member, and its
+ * place among the collectives on that communicator, the same on every member too (MPI makes every
+ * member call them in one order). */
+struct coll_state {
+  int err;
+  int comm_id;         /* icsim_smpi_comm_id; ID_NONE: not propagated (MPI_COMM_SELF, no record) */
+  unsigned long seq;   /* the communicator record's count of collectives */
+};
+#define ID_NONE (-1)
+static struct coll_state *mine(void);
 
 /* COMM's record (comm_record.c), which holds its shadows. */
 static struct icsim_comm *shadows_of(MPI_Comm comm)
@@ -90,7 +102,11 @@ int icsim_coll_peek(const char *call, MPI_Comm comm, struct icsim_coll *c)
   PMPI_Comm_size(comm, &c->n);
   PMPI_Comm_rank(comm, &c->me);
   c->tag = tag_of(call);
-  *err_slot() = MPI_SUCCESS;
+  struct coll_state *s = mine();
+  s->err = MPI_SUCCESS;
+  struct icsim_comm *r = comm == MPI_COMM_SELF ? NULL : icsim_comm_get(comm);
+  s->comm_id = r ? icsim_smpi_comm_id(comm) : ID_NONE;
+  s->seq = r ? ++r->coll_seq : 0;
   c->comm = comm;
   return 1;
 }
@@ -154,28 +170,86 @@ int icsim_coll_done_request(MPI_Request *req) { return PMPI_Ibarrier(MPI_COMM_SE
 /* An address holding data is given to SMPI as MPI_BOTTOM when it is 0 (absolute addressing). */
 static void *arg(const void *buf, int count) { return buf == NULL && count > 0 ? MPI_BOTTOM : (void *)buf; }
 
-/* The first error of the rank's collective in progress (by world rank): the algorithms go on
- * through their steps (so that the other ranks are not left waiting) and the collective returns it. */
-static int *coll_err;
-static int coll_err_n;
+static struct coll_state *states;
+static int nstates;
 
-static int *err_slot(void)
+static struct coll_state *mine(void)
 {
   int me = icsim_my_rank();
-  if (me >= coll_err_n) {
+  if (me < 0)
+    me = 0;
+  if (me >= nstates) {
     int n = 2 * (me + 1);
-    coll_err = realloc(coll_err, (size_t)n * sizeof *coll_err);
-    memset(coll_err + coll_err_n, 0, (size_t)(n - coll_err_n) * sizeof *coll_err);
-    coll_err_n = n;
+    struct coll_state *grown = realloc(states, (size_t)n * sizeof *grown);
+    if (!grown) {
+      fprintf(stderr, "icsim: out of memory for the collectives' state of rank %d\n", me);
+      icsim_stop(3);
+    }
+    for (int i = nstates; i < n; i++)
+      grown[i] = (struct coll_state){MPI_SUCCESS, ID_NONE, 0};
+    states = grown;
+    nstates = n;
   }
-  return &coll_err[me];
+  return &states[me];
+}
+
+static int *err_slot(void) { return &mine()->err; }
+
+/* Errors travel down a collective as MPICH's do (its tags' error bit): once a member has failed,
+ * every member that receives after it in the same collective fails too, so a rank whose own part
+ * went well learns that its data came from one that did not (MPICH's errors/coll/bcastlength: the
+ * grandchild of a rank given a short message). A failed collective is remembered by its
+ * communicator and place; a run has few of them, and none in a correct program. */
+struct failed_coll {
+  int comm_id;
+  unsigned long seq;
+};
+static struct failed_coll *failed;
+static int nfailed, capfailed;
+
+static void fail_current(void)
+{
+  struct coll_state *s = mine();
+  if (s->comm_id == ID_NONE)
+    return;
+  for (int i = 0; i < nfailed; i++)
+    if (failed[i].comm_id == s->comm_id && failed[i].seq == s->seq)
+      return;
+  if (nfailed == capfailed) {
+    int cap = capfailed ? 2 * capfailed : 16;
+    struct failed_coll *grown = realloc(failed, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return; /* the error stays this rank's */
+    failed = grown;
+    capfailed = cap;
+  }
+  failed[nfailed++] = (struct failed_coll){s->comm_id, s->seq};
+}
+
+static int current_failed(void)
+{
+  const struct coll_state *s = mine();
+  for (int i = 0; s->comm_id != ID_NONE && i < nfailed; i++)
+    if (failed[i].comm_id == s->comm_id && failed[i].seq == s->seq)
+      return 1;
+  return 0;
 }
 
 static int note(int rc)
 {
-  if (rc != MPI_SUCCESS && *err_slot() == MPI_SUCCESS)
+  if (rc != MPI_SUCCESS && *err_slot() == MPI_SUCCESS) {
     *err_slot() = rc;
+    fail_current();
+  }
   return rc;
+}
+
+/* A receive that went well, in a collective another member has failed: this one fails too. */
+static int received(int rc)
+{
+  if (rc == MPI_SUCCESS && nfailed && *err_slot() == MPI_SUCCESS && current_failed())
+    rc = MPI_ERR_OTHER;
+  return note(rc);
 }
 
 int icsim_coll_result(int rc)
@@ -192,14 +266,26 @@ int icsim_coll_send(const struct icsim_coll *c, const void *buf, int count, MPI_
 
 int icsim_coll_recv(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src)
 {
-  return note(MPI_Recv(arg(buf, count), count, t, src, c->tag, c->comm, MPI_STATUS_IGNORE));
+  return received(MPI_Recv(arg(buf, count), count, t, src, c->tag, c->comm, MPI_STATUS_IGNORE));
+}
+
+/* A receive that must fill its buffer: fewer bytes mean the sender's count was smaller, which
+ * MPICH's broadcast answers with an error ("collective size mismatch", MPI_ERR_OTHER). */
+int icsim_coll_recv_all(const struct icsim_coll *c, void *buf, int count, MPI_Datatype t, int src)
+{
+  MPI_Status st;
+  int rc = MPI_Recv(arg(buf, count), count, t, src, c->tag, c->comm, &st), got = 0;
+  if (rc == MPI_SUCCESS && PMPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS &&
+      (size_t)got < (size_t)count * icsim_coll_size(t))
+    rc = MPI_ERR_OTHER;
+  return received(rc);
 }
 
 int icsim_coll_sendrecv(const struct icsim_coll *c, const void *sbuf, int scount, MPI_Datatype stype, int dst,
                         void *rbuf, int rcount, MPI_Datatype rtype, int src)
 {
-  return note(icsim_sendrecv(arg(sbuf, scount), scount, stype, dst, c->tag, arg(rbuf, rcount), rcount, rtype,
-                             src, c->tag, c->comm, MPI_STATUS_IGNORE, 1));
+  return received(icsim_sendrecv(arg(sbuf, scount), scount, stype, dst, c->tag, arg(rbuf, rcount), rcount, rtype,
+                                 src, c->tag, c->comm, MPI_STATUS_IGNORE, 1));
 }
 
 /* A synchronous send. A detached send (what SMPI makes of a small one) lives in one global list of
@@ -229,7 +315,7 @@ int icsim_coll_irecv(const struct icsim_coll *c, void *buf, int count, MPI_Datat
 
 int icsim_coll_waitall(int n, MPI_Request *reqs)
 {
-  return n > 0 ? note(icsim_engine_waitall(n, reqs, MPI_STATUSES_IGNORE)) : MPI_SUCCESS;
+  return n > 0 ? received(icsim_engine_waitall(n, reqs, MPI_STATUSES_IGNORE)) : MPI_SUCCESS;
 }
 
 char *icsim_coll_addr(const void *buf) { return buf == MPI_BOTTOM ? NULL : (char *)buf; }

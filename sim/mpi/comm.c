@@ -152,6 +152,10 @@ static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, M
   int flag = 0;
   if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS)
     return icsim_error(comm, call, MPI_ERR_COMM);
+  if (!icsim_context_ids_left()) { /* MPICH's "too many communicators", at the wait */
+    *newcomm = MPI_COMM_NULL;
+    return icsim_error(comm, call, icsim_engine_failed_request(req, MPI_ERR_OTHER));
+  }
   int rc = icsim_coll_done_request(req);
   if (rc != MPI_SUCCESS)
     return icsim_error(comm, call, rc);
@@ -162,6 +166,7 @@ static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, M
   *tail = d;
   ndeferred++;
   *newcomm = MPI_COMM_NULL;
+  icsim_context_ids_taken(comm); /* from the call, as MPICH takes the id before the wait */
   return MPI_SUCCESS;
 }
 

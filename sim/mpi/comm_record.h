@@ -33,6 +33,7 @@ struct icsim_comm {
   MPI_Comm coll, nbc;     /* the blocking and non-blocking collectives' shadows, or MPI_COMM_NULL */
   struct icsim_topo *topo; /* NULL: no topology the layer keeps */
   struct icsim_inter *inter; /* NULL: not one of the layer's intercommunicators */
+  unsigned long coll_seq;  /* collectives this rank has started on it (coll_comm.c) */
   struct icsim_comm *next; /* hash chain */
 };
 

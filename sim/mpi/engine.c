@@ -393,6 +393,21 @@ int icsim_engine_irecv(void *buf, int count, MPI_Datatype type, int src, int tag
   return user_persistent ? MPI_SUCCESS : icsim_engine_start(req);
 }
 
+/* A request that is complete and failed: its wait, test or their many-request forms answer ERR
+ * in its status, as any failed receive's (an MPI_Comm_idup with no context id left, comm.c). */
+int icsim_engine_failed_request(MPI_Request *req, int err)
+{
+  int rc = null_peer_request(req, RECV, 0);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  struct entry *e = find(*req);
+  null_peer_done(e);
+  e->st.MPI_SOURCE = MPI_UNDEFINED;
+  e->st.MPI_TAG = MPI_UNDEFINED;
+  e->st.MPI_ERROR = err;
+  return MPI_SUCCESS;
+}
+
 /* A receive the layer itself posts and waits for (its handle never reaches the application): the
  * same receive as icsim_engine_irecv's without the SMPI stand-in, which costs SimGrid a request
  * made and freed (and entered in its Fortran handle table) per message. LAYER_ARGS: the peer, tag

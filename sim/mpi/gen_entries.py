@@ -138,6 +138,12 @@ BUF_OF = {"buf": ("count", "type"), "sbuf": ("scount", "stype"), "rbuf": ("rcoun
 # Communicators made from another inherit its error handler (MPI 4.0, 9.3), which SMPI 3.32 leaves
 # to MPI_Comm_dup alone; the parent's parameter, for each maker. MPICH 4.0 gives MPI_Comm_create's
 # and MPI_Comm_create_group's results MPI_ERRORS_ARE_FATAL, and icsim does as it does.
+# The constructors of communicators: each takes a context id (context_ids.c), given back by
+# MPI_Comm_free and MPI_Comm_disconnect. MPI_Comm_idup takes its own in comm.c (its error comes at the wait).
+MAKERS = {"MPI_Cart_create", "MPI_Cart_sub", "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Comm_dup",
+          "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Dist_graph_create",
+          "MPI_Dist_graph_create_adjacent", "MPI_Graph_create", "MPI_Intercomm_create",
+          "MPI_Intercomm_create_from_groups", "MPI_Intercomm_merge"}
 INHERITS = {"MPI_Comm_split": "comm", "MPI_Comm_split_type": "comm", "MPI_Cart_create": "comm",
             "MPI_Cart_sub": "comm", "MPI_Graph_create": "comm", "MPI_Dist_graph_create": "comm",
             "MPI_Dist_graph_create_adjacent": "comm", "MPI_Intercomm_create": "local",
@@ -240,6 +246,8 @@ def checks(name, params):
         out.append("icsim_check_win_rank(&ck, %s, rank, win);" % q("rank"))
     if name in RMA_CALLS:  # the target before the epoch, as MPICH (its errors/rma/winerr)
         out.append("icsim_check_win_rank(&ck, %s, target, win);" % q("target_rank"))
+    if name in MAKERS:
+        out.append("icsim_check_context_ids(&ck);")
     # the epochs of one-sided communication, last (rma_sync.c)
     if name in RMA_CALLS or name in RMA_SYNC_CALLS:
         target = "target" if name in RMA_CALLS else "rank" if name in ("MPI_Win_lock", "MPI_Win_unlock") else "MPI_PROC_NULL"
@@ -255,6 +263,10 @@ def after(name):
     """What the bracket records once NAME has succeeded: (statements before the call, after it)."""
     if name == "MPI_Win_free":
         return ["MPI_Win freed = win ? *win : MPI_WIN_NULL;"], ["icsim_rma_sync_forget(freed);"]
+    if name in MAKERS:
+        return [], ["icsim_context_ids_taken(out ? *out : MPI_COMM_NULL);"]
+    if name in ("MPI_Comm_free", "MPI_Comm_disconnect"):
+        return ["MPI_Comm freed = comm ? *comm : MPI_COMM_NULL;"], ["icsim_context_ids_given(freed);"]
     if name in RMA_SYNC_CALLS:
         target = "rank" if name in ("MPI_Win_lock", "MPI_Win_unlock") else "MPI_PROC_NULL"
         assert_ = "assert" if name == "MPI_Win_fence" else "0"

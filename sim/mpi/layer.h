@@ -89,6 +89,8 @@ void icsim_request_kind_add(const struct icsim_request_kind *k);
 /* A stand-in: the handle a program holds for a request the layer completes itself (an SMPI
  * persistent request never started, which SMPI's waits and tests take as inactive). */
 int icsim_engine_stand_in(MPI_Request *req);
+/* A request complete and failed with ERR (its wait answers it in the status). */
+int icsim_engine_failed_request(MPI_Request *req, int err);
 /* COMM is about to be freed: receives of the calling rank in flight on it keep its group. */
 void icsim_engine_comm_freed(MPI_Comm comm);
 
@@ -102,6 +104,11 @@ int icsim_smpi_leave(int rc);
  * MPI_WIN_CREATE_FLAVOR (MPI_WIN_MODEL is unified), recorded at creation and dropped at its free. */
 extern int icsim_last_used_code;
 /* The kind an attribute key was made for (keyvals.c): 0 unrecorded, 1 communicator, 2 datatype, 3 window. */
+/* context_ids.c: communicators the rank holds against mpi/context-ids. */
+int icsim_context_ids_left(void);
+int icsim_context_ids_in_use(void);
+void icsim_context_ids_taken(MPI_Comm comm);
+void icsim_context_ids_given(MPI_Comm comm);
 /* elements.c: whether BYTES received into TYPE end inside one of its basic elements. */
 int icsim_type_cuts_element(MPI_Datatype type, MPI_Count bytes);
 int icsim_keyval_kind(int key);

@@ -75,6 +75,11 @@ const struct icsim_param_desc icsim_mpi_select_table[] = {
      "reduce-scatter, commutative op: reserved for MPICH's pairwise algorithm above this total (MPICH 3.2 "
      "MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE); icsim's reduce-scatter is still reduce + scatterv",
      NULL, F(redscat_long_B)},
+    {"mpi/context-ids", ICSIM_P_INT, 0, 0, 1 << 30, "2048", "spec",
+     "communicators one process may hold at once, MPI_COMM_WORLD and MPI_COMM_SELF included: one context id "
+     "each (MPICH 4.0: MPIR_MAX_CONTEXT_MASK, 64 words of 32 bits, src/include/mpir_contextid.h); one more is "
+     "MPI_ERR_OTHER, at the call or, for MPI_Comm_idup, at its wait; 0 = no limit",
+     NULL, F(context_ids)},
 };
 const size_t icsim_mpi_select_table_len = sizeof icsim_mpi_select_table / sizeof icsim_mpi_select_table[0];
 
@@ -94,6 +99,7 @@ void icsim_mpi_select_defaults(struct icsim_mpi_select *s)
       .allreduce_short_B = 2 * KIB,
       .reduce_short_B = 2 * KIB,
       .redscat_long_B = 512 * KIB,
+      .context_ids = 2048,
   };
 }
 

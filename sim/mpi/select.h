@@ -21,6 +21,7 @@ struct icsim_mpi_select {
   int bcast_min_procs;
   double allreduce_short_B, reduce_short_B;
   double redscat_long_B;
+  int context_ids; /* communicators a process may hold at once (0: no limit) */
 };
 
 extern const struct icsim_param_desc icsim_mpi_select_table[];
