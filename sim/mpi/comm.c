@@ -143,19 +143,21 @@ static int idup(const char *call, MPI_Comm comm, int with_info, MPI_Info info, M
 {
   if (req == NULL || newcomm == NULL)
     return icsim_error(comm, call, MPI_ERR_ARG);
+  if (icsim_runtime_get() && comm != MPI_COMM_NULL && !icsim_context_ids_left()) {
+    /* MPICH's "too many communicators", at the wait */
+    *newcomm = MPI_COMM_NULL;
+    return icsim_error(comm, call, icsim_engine_failed_request(req, MPI_ERR_OTHER));
+  }
   if (at_call || icsim_outputs_at_return || !icsim_runtime_get()) {
     int rc = with_info ? MPI_Comm_dup_with_info(comm, info, newcomm) : MPI_Comm_dup(comm, newcomm);
     if (rc != MPI_SUCCESS)
       return rc; /* MPI_Comm_dup has handed it to the error handler */
+    icsim_context_ids_taken(*newcomm); /* the layer's own MPI_Comm_dup is outside the bracket */
     return icsim_error(comm, call, icsim_coll_done_request(req));
   }
   int flag = 0;
   if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS)
     return icsim_error(comm, call, MPI_ERR_COMM);
-  if (!icsim_context_ids_left()) { /* MPICH's "too many communicators", at the wait */
-    *newcomm = MPI_COMM_NULL;
-    return icsim_error(comm, call, icsim_engine_failed_request(req, MPI_ERR_OTHER));
-  }
   int rc = icsim_coll_done_request(req);
   if (rc != MPI_SUCCESS)
     return icsim_error(comm, call, rc);

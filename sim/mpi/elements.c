@@ -177,7 +177,7 @@ int MPI_Get_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count *count)
 }
 
 /* Whether BYTES received into TYPE end inside one of its basic elements: MPICH then answers
- * MPI_ERR_TYPE (the signatures do not match: its errors/pt2pt/truncmsg2), where SMPI would leave
+ * MPI_ERR_TRUNCATE (the signatures do not match: its errors/pt2pt/truncmsg2), where SMPI would leave
  * the part behind. 0 when they end on an element's boundary or the type map cannot be read. */
 int icsim_type_cuts_element(MPI_Datatype type, MPI_Count bytes)
 {

@@ -520,7 +520,7 @@ static int give_back(MPI_Request *r, struct entry *e, MPI_Status *st)
   int bytes = 0;
   if (e->kind == RECV && !e->null_peer && e->type && e->type != MPI_DATATYPE_NULL && e->st.MPI_ERROR == MPI_SUCCESS &&
       PMPI_Get_count(&e->st, MPI_BYTE, &bytes) == MPI_SUCCESS && icsim_type_cuts_element(e->type, bytes))
-    e->st.MPI_ERROR = MPI_ERR_TYPE; /* MPICH's answer to bytes that end inside an element (elements.c) */
+    e->st.MPI_ERROR = MPI_ERR_TRUNCATE; /* native MPICH 4.0.2's answer to bytes that end inside an element */
   int err = e->st.MPI_ERROR;
   warn_partial_instance(e);
   if (st != MPI_STATUS_IGNORE) {
