@@ -51,7 +51,46 @@ static void usage(FILE *f)
 {
   fprintf(f, "usage: icsim describe -p PLATFORM.yaml [--set KEY=VALUE]...\n"
              "       icsim describe --table platform|mpi|STACK  (Markdown table of a descriptor table)\n"
-             "Prints every resolved parameter: key, value, unit, origin, where it was set, meaning.\n");
+             "Prints every resolved parameter: key, value, unit, origin, where it was set, meaning; below a value\n"
+             "with a range (range: [LO, HI] in the platform file), the range and what bounds it. Ends with how\n"
+             "many of the values that need a range (assumed, calibrated or left at the default) have one.\n");
+}
+
+/* "ranged: N of M values that need one (missing: ...)", then the values held by --set and the
+ * structural ones, so that a reader sees which values the uncertainty analysis can vary. */
+static void print_range_count(const struct icsim_params *ps)
+{
+  size_t need = 0, have = 0, held = 0, structure = 0, extra = 0, unused = 0;
+  for (size_t i = 0; i < ps->n; i++) {
+    enum icsim_range_need k = icsim_param_range_need(&ps->v[i]);
+    need += k == ICSIM_RANGE_NEEDED;
+    have += k == ICSIM_RANGE_NEEDED && ps->v[i].has_range;
+    held += k == ICSIM_RANGE_HELD;
+    structure += k == ICSIM_RANGE_STRUCTURE && ps->v[i].d->type != ICSIM_P_STRING;
+    extra += k == ICSIM_RANGE_NOT_NEEDED && ps->v[i].has_range;
+    unused += k == ICSIM_RANGE_UNUSED;
+  }
+  printf("# ranged: %zu of %zu values that need one (assumed, calibrated or left at the default)", have, need);
+  if (have < need) {
+    printf("; missing:");
+    for (size_t i = 0; i < ps->n; i++)
+      if (icsim_param_range_need(&ps->v[i]) == ICSIM_RANGE_NEEDED && !ps->v[i].has_range)
+        printf(" %s", ps->v[i].d->key);
+  }
+  printf("\n# also ranged: %zu paper/spec/measured values; not used by this platform: %zu (keys of another "
+         "topology)\n", extra, unused);
+  if (held) {
+    printf("# held fixed by --set (not sampled):");
+    for (size_t i = 0; i < ps->n; i++)
+      if (icsim_param_range_need(&ps->v[i]) == ICSIM_RANGE_HELD)
+        printf(" %s", ps->v[i].d->key);
+    printf("\n");
+  }
+  printf("# structure, not a value (switches, choices, \"0 = not described\" sentinels): %zu:", structure);
+  for (size_t i = 0; i < ps->n; i++)
+    if (icsim_param_range_need(&ps->v[i]) == ICSIM_RANGE_STRUCTURE && ps->v[i].d->type != ICSIM_P_STRING)
+      printf(" %s", ps->v[i].d->key);
+  printf("\n");
 }
 
 int cmd_describe(int argc, char **argv)
@@ -123,7 +162,13 @@ int cmd_describe(int argc, char **argv)
     value_of(pv, val, sizeof val);
     printf("%-34s %-16s %-7s %-11s %-28s %s%s%s%s\n", pv->d->key, val, unit_of(pv->d), pv->origin, pv->where,
            pv->d->help, pv->ref ? " [" : "", pv->ref ? pv->ref : "", pv->ref ? "]" : "");
+    if (pv->has_range && pv->range_held)
+      printf("%-34s range %s not applied: --set holds this value fixed (the uncertainty sampler does not vary "
+             "it)\n", "", pv->range_text);
+    else if (pv->has_range)
+      printf("%-34s range %s: %s\n", "", pv->range_text, pv->range_ref);
   }
+  print_range_count(&pf.params);
   icsim_platform_free(&pf);
   free(sets);
   return 0;

@@ -32,6 +32,8 @@ void icsim_params_free(struct icsim_params *ps)
     free(ps->v[i].text);
     free(ps->v[i].where);
     free(ps->v[i].ref);
+    free(ps->v[i].range_text);
+    free(ps->v[i].range_ref);
   }
   free(ps->v);
   ps->v = NULL;
@@ -187,8 +189,100 @@ int icsim_params_set(struct icsim_params *ps, const char *key, const char *text,
   free(pv->ref);
   pv->ref = ref ? strdup(ref) : NULL;
   pv->given = true;
+  pv->range_held = pv->has_range; /* a new value: the range it had no longer applies */
   return 0;
 }
+
+int icsim_params_set_range(struct icsim_params *ps, const char *key, const char *lo_text, const char *hi_text,
+                           const char *range_ref, char *err, size_t errlen)
+{
+  struct icsim_pval *pv = icsim_params_find(ps, key);
+  if (!pv) {
+    snprintf(err, errlen, "unknown key '%s'; `icsim describe` lists the keys", key);
+    return -1;
+  }
+  const struct icsim_param_desc *d = pv->d;
+  if (d->type != ICSIM_P_QUANTITY && d->type != ICSIM_P_INT) {
+    snprintf(err, errlen,
+             "%s is a %s: it is a choice of structure, not a quantity, and takes no range; remove range and "
+             "range-ref (to study the other choice, run it as a sweep)",
+             key, d->type == ICSIM_P_BOOL ? "true/false switch" : d->type == ICSIM_P_ENUM ? "choice of words" : "text");
+    return -1;
+  }
+  if (!range_ref || !range_ref[0]) {
+    snprintf(err, errlen, "the range of %s has no range-ref; say what bounds it (a published measurement of comparable "
+             "hardware, a vendor's spread, a physical limit)", key);
+    return -1;
+  }
+  double lo, hi;
+  char why[256];
+  if (icsim_param_parse(d, lo_text, &lo, why, sizeof why)) {
+    snprintf(err, errlen, "low end of the range of %s: %s", key, why);
+    return -1;
+  }
+  if (icsim_param_parse(d, hi_text, &hi, why, sizeof why)) {
+    snprintf(err, errlen, "high end of the range of %s: %s", key, why);
+    return -1;
+  }
+  if (lo > hi) {
+    snprintf(err, errlen, "the range of %s is [%s, %s]: the low end is above the high end; write [%s, %s]", key,
+             lo_text, hi_text, hi_text, lo_text);
+    return -1;
+  }
+  if (pv->num < lo || pv->num > hi) {
+    snprintf(err, errlen,
+             "the value of %s, %s, lies outside its own range [%s, %s]; a range says where the value can plausibly "
+             "lie, so it holds the value: fix the value or the range (from its source, not to fit a result)",
+             key, pv->text ? pv->text : "?", lo_text, hi_text);
+    return -1;
+  }
+  char text[256];
+  snprintf(text, sizeof text, "[%s, %s]", lo_text, hi_text);
+  char *t = strdup(text), *r = strdup(range_ref);
+  if (!t || !r) {
+    free(t), free(r);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  free(pv->range_text);
+  free(pv->range_ref);
+  pv->range_text = t;
+  pv->range_ref = r;
+  pv->lo = lo;
+  pv->hi = hi;
+  pv->has_range = true;
+  pv->range_held = false;
+  return 0;
+}
+
+/* A default of 0 whose help line reads "0 = ..." marks something not described (no second
+ * level of switches, no per-core limit): the model's structure, not a value to vary. */
+static int is_sentinel(const struct icsim_pval *pv)
+{
+  const struct icsim_param_desc *d = pv->d;
+  if (!d->def || !d->help || !strstr(d->help, "0 = ") || pv->num != 0)
+    return 0;
+  double def;
+  char why[256];
+  return icsim_param_parse(d, d->def, &def, why, sizeof why) == 0 && def == 0;
+}
+
+enum icsim_range_need icsim_param_range_need(const struct icsim_pval *pv)
+{
+  if (pv->d->type != ICSIM_P_QUANTITY && pv->d->type != ICSIM_P_INT)
+    return ICSIM_RANGE_STRUCTURE;
+  if (pv->inapplicable)
+    return ICSIM_RANGE_UNUSED;
+  if (pv->where && !strcmp(pv->where, "--set"))
+    return ICSIM_RANGE_HELD;
+  if (is_sentinel(pv))
+    return ICSIM_RANGE_STRUCTURE;
+  if (!pv->given || !strcmp(pv->origin, "assumed") || !strcmp(pv->origin, "calibrated"))
+    return ICSIM_RANGE_NEEDED;
+  return ICSIM_RANGE_NOT_NEEDED;
+}
+
+int icsim_param_sampled(const struct icsim_pval *pv) { return pv->has_range && !pv->range_held; }
 
 const char *icsim_params_missing(const struct icsim_params *ps)
 {

@@ -42,6 +42,15 @@ struct icsim_pval {
   char *where; /* "default", "file.yaml:12:5", "--set" */
   char *ref;   /* free text reference, may be NULL */
   bool given;  /* not from the default */
+  bool inapplicable; /* this platform does not use it (a key of another topology) */
+  /* How far the value can plausibly lie (QUANTITY and INT only), in SI base units like num,
+   * with what bounds it; the uncertainty sampler draws from it. A --set value replaces the
+   * file's and the range no longer applies: range_held says so (the sampler holds it fixed). */
+  bool has_range;
+  bool range_held;
+  double lo, hi;
+  char *range_text; /* "[20ns, 200ns]" as written */
+  char *range_ref;
 };
 
 struct icsim_params {
@@ -64,6 +73,25 @@ int icsim_params_set(struct icsim_params *ps, const char *key, const char *text,
                      const char *where, const char *ref, char *err, size_t errlen);
 /* Parse TEXT against one descriptor without storing: *NUM gets the value. */
 int icsim_param_parse(const struct icsim_param_desc *d, const char *text, double *num, char *err, size_t errlen);
+
+/* Give KEY's value the range [LO_TEXT, HI_TEXT] (written like the value) bounded by RANGE_REF.
+ * Refused (-1, message without location in ERR): a type that takes no range (bool, enum,
+ * string), an end that does not parse or lies outside the descriptor's bounds, LO > HI, the
+ * value outside its own range, no RANGE_REF. */
+int icsim_params_set_range(struct icsim_params *ps, const char *key, const char *lo_text, const char *hi_text,
+                           const char *range_ref, char *err, size_t errlen);
+
+/* What the uncertainty analysis makes of one value. */
+enum icsim_range_need {
+  ICSIM_RANGE_NOT_NEEDED, /* paper, spec or measured: a source fixes it (a range is welcome) */
+  ICSIM_RANGE_NEEDED,     /* assumed, calibrated or left at the default: it needs a range */
+  ICSIM_RANGE_STRUCTURE,  /* bool, enum, text, or a "0 = not described" sentinel: structure, not a value */
+  ICSIM_RANGE_HELD,       /* set on the command line: held fixed, whatever its range */
+  ICSIM_RANGE_UNUSED,     /* the platform does not use it (a key of another topology) */
+};
+enum icsim_range_need icsim_param_range_need(const struct icsim_pval *pv);
+/* 1 if PV takes part in sampling: it has a range that applies (not held by --set). */
+int icsim_param_sampled(const struct icsim_pval *pv);
 
 /* First key (in table order) that has no default and was not given, or NULL. */
 const char *icsim_params_missing(const struct icsim_params *ps);

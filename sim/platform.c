@@ -209,6 +209,9 @@ static int check_consistency(struct icsim_platform *pf, const struct icsim_yfile
                own[i].key, topo_names[own[i].topology], topo);
       return blame(pf, y, own[i].key, msg, err, errlen);
     }
+  /* ...and one left at its default there is not used: no range can apply to it */
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    icsim_params_find(&pf->params, own[i].key)->inapplicable = p->topology != own[i].topology;
   if (pf->mpi.alltoall_long_batched_min_ppn > 0 &&
       pf->mpi.alltoall_long_batched_max_ppn < pf->mpi.alltoall_long_batched_min_ppn) {
     snprintf(msg, sizeof msg,
@@ -461,6 +464,11 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
       } else {
         located(err, errlen, path, e, why);
       }
+      goto out;
+    }
+    if (e->range_lo &&
+        icsim_params_set_range(&pf->params, e->key, e->range_lo, e->range_hi, e->range_ref, why, sizeof why)) {
+      snprintf(err, errlen, "%s:%d:%d: %s", path, e->range_line, e->range_column, why);
       goto out;
     }
   }

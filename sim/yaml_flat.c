@@ -197,40 +197,92 @@ static int enter(struct walker *w, size_t *saved, const char *seg, size_t seglen
 
 static int walk(struct walker *w, yaml_node_t *node, int depth, int in_alias, yaml_mark_t kmark);
 
-/* {value: 4, origin: paper, ref: "..."}: one leaf with provenance; nothing else may stand beside. */
+/* The two ends of `range: [LO, HI]`: a list of exactly two single values. */
+static int range_ends(struct walker *w, yaml_node_t *v, yaml_node_t *ends[2])
+{
+  size_t n = v->type == YAML_SEQUENCE_NODE ? (size_t)(v->data.sequence.items.top - v->data.sequence.items.start) : 0;
+  if (n != 2)
+    return fail(w, v->start_mark, "'range' of '%s' must be a list of two values, low then high, written with units "
+                "like the value: range: [20ns, 200ns]", w->key);
+  for (int i = 0; i < 2; i++) {
+    ends[i] = yaml_document_get_node(w->doc, v->data.sequence.items.start[i]);
+    if (ends[i]->type != YAML_SCALAR_NODE || is_null(ends[i]))
+      return fail(w, ends[i]->start_mark, "the %s end of the range of '%s' must be a single value, e.g. 20ns",
+                  i ? "high" : "low", w->key);
+    if (check_text(w, ends[i], "a range end"))
+      return -1;
+  }
+  return 0;
+}
+
+/* {value: 4, origin: paper, ref: "...", range: [2, 8], range-ref: "..."}: one leaf with
+ * provenance; nothing else may stand beside. Whether a range fits its value and its parameter
+ * is checked against the descriptor table (params.c), not here. */
 static int walk_value_leaf(struct walker *w, yaml_node_t *node, yaml_mark_t kmark)
 {
-  static const char *const names[] = {"value", "origin", "ref"};
-  yaml_node_t *given[3] = {NULL, NULL, NULL};
+  enum { VALUE, ORIGIN, REF, RANGE, RANGE_REF, NNAMES };
+  static const char *const names[NNAMES] = {"value", "origin", "ref", "range", "range-ref"};
+  yaml_node_t *given[NNAMES] = {NULL};
+  yaml_node_t *ends[2] = {NULL, NULL};
   for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
     yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
     yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
     int which = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NNAMES; i++)
       if (k->type == YAML_SCALAR_NODE && strlen(scalar_of(k)) == k->data.scalar.length && !strcmp(scalar_of(k), names[i]))
         which = i;
     if (which < 0)
-      return fail(w, k->start_mark, "'%s' takes only value, origin and ref beside its value; remove the other key",
+      return fail(w, k->start_mark,
+                  "'%s' takes only value, origin, ref, range and range-ref beside its value; remove the other key",
                   w->key);
     if (given[which])
       return fail(w, k->start_mark, "'%s' of '%s' given twice (first at line %zu); keep one", names[which], w->key,
                   given[which]->start_mark.line + 1);
-    if (v->type != YAML_SCALAR_NODE)
-      return fail(w, v->start_mark, "'%s' of '%s' must be a single value", names[which], w->key);
     if (is_null(v))
       return fail(w, k->start_mark, "'%s' of '%s' has no value; write one after the colon", names[which], w->key);
+    if (which == RANGE) {
+      if (range_ends(w, v, ends))
+        return -1;
+      given[which] = v;
+      continue;
+    }
+    if (v->type != YAML_SCALAR_NODE)
+      return fail(w, v->start_mark, "'%s' of '%s' must be a single value", names[which], w->key);
     char what[ICSIM_YAML_MAX_KEY + 32];
     snprintf(what, sizeof what, "'%s' of '%s'", names[which], w->key);
     if (check_text(w, v, what))
       return -1;
     given[which] = v;
   }
-  const char *origin = given[1] ? scalar_of(given[1]) : NULL;
+  const char *origin = given[ORIGIN] ? scalar_of(given[ORIGIN]) : NULL;
   if (origin && strcmp(origin, "paper") && strcmp(origin, "spec") && strcmp(origin, "calibrated") &&
       strcmp(origin, "assumed") && strcmp(origin, "measured"))
-    return fail(w, given[1]->start_mark, "origin '%s' of '%s' is not one of paper, spec, calibrated, measured, assumed",
-                origin, w->key);
-  return push(w, scalar_of(given[0]), origin, given[2] ? scalar_of(given[2]) : NULL, given[0]->start_mark, kmark);
+    return fail(w, given[ORIGIN]->start_mark,
+                "origin '%s' of '%s' is not one of paper, spec, calibrated, measured, assumed", origin, w->key);
+  /* a range without its reason is a defect, a reason without a range a leftover */
+  if (given[RANGE] && !given[RANGE_REF])
+    return fail(w, given[RANGE]->start_mark,
+                "the range of '%s' has no range-ref; say what bounds it (a published measurement of comparable "
+                "hardware, a vendor's spread, a physical limit): range-ref: \"...\"", w->key);
+  if (given[RANGE_REF] && !given[RANGE])
+    return fail(w, given[RANGE_REF]->start_mark,
+                "'%s' has a range-ref but no range; add range: [LO, HI] or remove the range-ref", w->key);
+  if (push(w, scalar_of(given[VALUE]), origin, given[REF] ? scalar_of(given[REF]) : NULL, given[VALUE]->start_mark,
+           kmark))
+    return -1;
+  if (!given[RANGE])
+    return 0;
+  struct icsim_yentry *e = &w->out->e[w->out->n - 1];
+  e->range_lo = strdup(scalar_of(ends[0]));
+  e->range_hi = strdup(scalar_of(ends[1]));
+  e->range_ref = strdup(scalar_of(given[RANGE_REF]));
+  if (!e->range_lo || !e->range_hi || !e->range_ref)
+    return fail(w, kmark, "out of memory reading '%s'", w->key); /* freed with the file */
+  e->range_line = (int)given[RANGE]->start_mark.line + 1;
+  e->range_column = (int)given[RANGE]->start_mark.column + 1;
+  e->range_ref_line = (int)given[RANGE_REF]->start_mark.line + 1;
+  e->range_ref_column = (int)given[RANGE_REF]->start_mark.column + 1;
+  return 0;
 }
 
 /* 1 if NODE is a mapping with key NAME. */
@@ -254,10 +306,15 @@ static int walk_mapping(struct walker *w, yaml_node_t *node, int depth, int in_a
   }
   if (depth > 0 && has_key(w->doc, node, "value"))
     return walk_value_leaf(w, node, kmark);
-  if (depth > 0 && (has_key(w->doc, node, "origin") || has_key(w->doc, node, "ref")) &&
-      npairs <= (size_t)(has_key(w->doc, node, "origin") + has_key(w->doc, node, "ref")))
-    return fail(w, node->start_mark, "'%s' has origin or ref but no value; write {value: ..., origin: ..., ref: ...}",
-                w->key);
+  if (depth > 0) { /* provenance words only, no value: a leaf that forgot its value */
+    size_t prov = 0;
+    static const char *const words[] = {"origin", "ref", "range", "range-ref"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+      prov += (size_t)has_key(w->doc, node, words[i]);
+    if (prov && npairs <= prov)
+      return fail(w, node->start_mark,
+                  "'%s' has origin, ref or range but no value; write {value: ..., origin: ..., ref: ...}", w->key);
+  }
   for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
     yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
     yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
@@ -558,6 +615,9 @@ void icsim_yaml_free(struct icsim_yfile *f)
     free(f->e[i].value);
     free(f->e[i].origin);
     free(f->e[i].ref);
+    free(f->e[i].range_lo);
+    free(f->e[i].range_hi);
+    free(f->e[i].range_ref);
   }
   free(f->e);
   free(f->slot);

@@ -4,6 +4,8 @@
  * "network/link-bandwidth"); sequence items get their index ("metrics/0/name").
  * A mapping holding a `value` key is one leaf with provenance:
  *   link-bandwidth: {value: 192MBps, origin: paper, ref: "Kuleshov 2015, test bed"}
+ * and may say how far the value can plausibly lie, and what bounds it:
+ *   link-latency: {value: 50ns, origin: assumed, ref: "...", range: [20ns, 200ns], range-ref: "..."}
  * Every schema check (unknown key, type, unit, range) is then done against a descriptor table.
  *
  * The reader is meant for hostile input: whatever the bytes, it returns a located message or
@@ -28,7 +30,11 @@ struct icsim_yentry {
   char *value;
   char *origin; /* NULL unless given in the {value, origin} form */
   char *ref;    /* NULL unless given */
+  char *range_lo, *range_hi; /* the two ends of `range: [LO, HI]` as written, NULL unless given */
+  char *range_ref;           /* what bounds the range, NULL unless given */
   int line, column; /* 1-based, of the value */
+  int range_line, range_column;         /* of the range, when given */
+  int range_ref_line, range_ref_column; /* of range-ref, when given */
   int key_line, key_column;
 };
 

@@ -139,6 +139,77 @@ Test(yaml_loader, provenance_form_and_bad_origin)
   expect_error("192MBps", "{value: 192MBps, origin: guessed}", ":9:44", "origin 'guessed'"); /* at the origin itself */
 }
 
+/* ---- ranges: `range: [LO, HI]` with its `range-ref`, checked against the value and the descriptor ---- */
+
+static const char *ranged = "{value: 192MBps, origin: assumed, ref: r, range: [100MBps, 250MBps], range-ref: why}";
+
+Test(yaml_loader, range_is_read_and_described)
+{
+  char text[2048];
+  const char *at = strstr(good, "192MBps");
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, ranged, at + strlen("192MBps"));
+  write_yaml(text);
+  struct icsim_platform pf;
+  char err[1024];
+  cr_assert_eq(icsim_platform_load(&pf, path, NULL, 0, err, sizeof err), 0, "%s", err);
+  const struct icsim_pval *pv = icsim_params_find(&pf.params, "network/link-bandwidth");
+  cr_assert(pv->has_range && !pv->range_held);
+  cr_assert_float_eq(pv->lo, 100e6, 1e-3);
+  cr_assert_float_eq(pv->hi, 250e6, 1e-3);
+  cr_assert_str_eq(pv->range_ref, "why");
+  cr_assert(icsim_param_sampled(pv));
+  cr_assert_eq(icsim_param_range_need(pv), ICSIM_RANGE_NEEDED); /* assumed */
+  icsim_platform_free(&pf);
+  /* --set replaces the value: the range no longer applies, the sampler holds it */
+  char *set[] = {"network/link-bandwidth=300MBps"};
+  cr_assert_eq(icsim_platform_load(&pf, path, set, 1, err, sizeof err), 0, "%s", err);
+  pv = icsim_params_find(&pf.params, "network/link-bandwidth");
+  cr_assert(pv->has_range && pv->range_held && !icsim_param_sampled(pv));
+  cr_assert_eq(icsim_param_range_need(pv), ICSIM_RANGE_HELD);
+  icsim_platform_free(&pf);
+  unlink(path);
+}
+
+Test(yaml_loader, range_needs_and_structure)
+{
+  write_yaml(good);
+  struct icsim_platform pf;
+  char err[1024];
+  cr_assert_eq(icsim_platform_load(&pf, path, NULL, 0, err, sizeof err), 0, "%s", err);
+  /* left at a default: needs one; a "0 = not described" default: structure; a switch: structure */
+  cr_assert_eq(icsim_param_range_need(icsim_params_find(&pf.params, "network/link-latency")), ICSIM_RANGE_NEEDED);
+  cr_assert_eq(icsim_param_range_need(icsim_params_find(&pf.params, "nodes/l1-size")), ICSIM_RANGE_STRUCTURE);
+  cr_assert_eq(icsim_param_range_need(icsim_params_find(&pf.params, "network/topology")), ICSIM_RANGE_STRUCTURE);
+  cr_assert_eq(icsim_param_range_need(icsim_params_find(&pf.params, "nodes/count")), ICSIM_RANGE_NEEDED);
+  /* a fat-tree key on a star: not used, so no range can apply */
+  cr_assert_eq(icsim_param_range_need(icsim_params_find(&pf.params, "network/leaf-size")), ICSIM_RANGE_UNUSED);
+  icsim_platform_free(&pf);
+  unlink(path);
+}
+
+Test(yaml_loader, bad_ranges_are_refused_where_they_stand)
+{
+  /* line 9 "  link-bandwidth: {value: 192MBps, ...": the range at column 68 */
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: [200MBps, 250MBps], range-ref: w}",
+               ":9:68", "outside its own range");
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: [250MBps, 100MBps], range-ref: w}",
+               ":9:68", "low end is above the high end");
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: [100MBps, 250MBps]}", ":9:68",
+               "no range-ref");
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range-ref: w}", ":9:72", "no range");
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: [1Bps, 250MBps], range-ref: w}", ":9:68",
+               "out of range"); /* below the descriptor's 1 kB/s */
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: [100MB, 250MBps], range-ref: w}",
+               ":9:68", "low end");
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: 100MBps, range-ref: w}", ":9:68",
+               "list of two values");
+  expect_error("192MBps", "{value: 192MBps, origin: assumed, ref: r, range: [1, 2, 3], range-ref: w}", ":9:68",
+               "list of two values");
+  expect_error("192MBps", "{origin: assumed, range: [1, 2], range-ref: w}", ":9:19", "no value");
+  expect_error("  topology: star\n", "  topology: {value: star, range: [star, ring], range-ref: w}\n", ":8:34",
+               "takes no range");
+}
+
 Test(yaml_loader, missing_file)
 {
   struct icsim_platform pf;
@@ -353,8 +424,8 @@ Test(hostile, one_value_one_way)
 {
   REFUSED("a: {value: 4, value: 5, origin: paper}\n", ":1:15", "'value' of 'a' given twice (first at line 1)");
   REFUSED("a: {value: 4, origin: paper, origin: spec}\n", ":1:30", "'origin' of 'a' given twice");
-  REFUSED("a: {value: 4, orign: paper}\n", ":1:15", "'a' takes only value, origin and ref");
-  REFUSED("a: {origin: paper}\n", ":1:4", "'a' has origin or ref but no value");
+  REFUSED("a: {value: 4, orign: paper}\n", ":1:15", "'a' takes only value, origin, ref, range and range-ref");
+  REFUSED("a: {origin: paper}\n", ":1:4", "'a' has origin, ref or range but no value");
   REFUSED("a: {value: [4]}\n", ":1:12", "'value' of 'a' must be a single value");
   REFUSED("a: {value: , origin: paper}\n", ":1:5", "'value' of 'a' has no value");
 }
