@@ -467,12 +467,13 @@ static int curvature(struct ctx *x)
                              fit->f[k].key);
   double ssr = fit->cost * m, s2 = m > nf ? ssr / (m - nf) : NAN;
   if (!rl && wmin <= 1e-9 * wmax) { /* singular: the points fix a combination */
-    rl += (size_t)snprintf(fit->ridge + rl, sizeof fit->ridge - rl, "the points fix only a combination of");
+    int named = 0;
     for (int k = 0; k < nf; k++)
       if (fabs(V[k * nf + kmin]) >= 0.2)
-        rl += (size_t)snprintf(fit->ridge + rl, sizeof fit->ridge - rl, " %s", fit->f[k].key);
+        rl += (size_t)snprintf(fit->ridge + rl, sizeof fit->ridge - rl, "%s%s", named++ ? " and " : "", fit->f[k].key);
     rl += (size_t)snprintf(fit->ridge + rl, sizeof fit->ridge - rl,
-                           " (J'J singular: smallest eigenvalue %.3g of %.3g)", wmin, wmax);
+                           " trade off: the points fix only a combination of them (J'J singular: smallest eigenvalue "
+                           "%.3g of %.3g)", wmin, wmax);
   }
   if (!rl) { /* covariance: (J'J)^-1 s^2 from the eigen-decomposition */
     fit->corr = calloc((size_t)(nf * nf), sizeof *fit->corr);
@@ -562,7 +563,11 @@ int cal_fit(const struct cal_options *o, struct cal_set *s, struct cal_fit *fit,
   struct cal_point_result ***dr = calloc((size_t)ndesign + 1, sizeof *dr);
   for (int i = 0; i <= ndesign; i++)
     dr[i] = results_new(s);
-  int rc0 = nf > 0 && !o->no_scan ? evaluate(&x, dv, ndesign + 1, false, dr) : 0;
+  /* the start alone first: a measurement its runs cannot reproduce (a size missing from the
+   * workload's output, a run that fails) is reported before the batch */
+  int rc0 = evaluate(&x, dv, 1, false, dr);
+  if (rc0 == 0 && !o->no_scan)
+    rc0 = evaluate(&x, dv + 1, ndesign, false, dr + 1);
   if (rc0)
     x.failed = 1;
   int bi = 0;
