@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "params.h"
 
@@ -87,6 +88,8 @@ int cal_set_load(struct cal_set *s, const char *path, bool held, char *err, size
  * taken out of the fit; run shapes are numbered. Returns the number of fitted points, or -1. */
 int cal_set_finish(struct cal_set *s, char *err, size_t errlen);
 void cal_set_free(struct cal_set *s);
+/* The measurement set's keys as the README's Markdown table (`icsim calibrate --keys`). */
+void cal_set_keys_markdown(FILE *f);
 
 /* A free parameter. */
 struct cal_free {

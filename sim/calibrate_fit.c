@@ -242,6 +242,18 @@ static int evaluate(struct ctx *x, double *const *vals, int ncand, bool held, st
     }
     snprintf(file, sizeof file, "%s/points/%s/out.txt", x->o->work, p[i].id);
     char *outtext = store_read(file);
+    bool netpipe = false;
+    for (int mi = 0; mi < s->n; mi++)
+      netpipe |= s->m[mi].run == runs[i % nruns] && s->m[mi].format == CAL_FORMAT_NETPIPE;
+    if (netpipe) { /* NetPIPE prints its rows on stderr */
+      snprintf(file, sizeof file, "%s/points/%s/stderr.txt", x->o->work, p[i].id);
+      char *errtext = store_read(file), *both = NULL;
+      if (asprintf(&both, "%s\n%s", outtext ? outtext : "", errtext ? errtext : "") < 0)
+        abort();
+      free(outtext);
+      free(errtext);
+      outtext = both;
+    }
     for (int mi = 0; rc == 0 && mi < s->n; mi++) {
       struct cal_meas *m = &s->m[mi];
       if (m->run != runs[i % nruns])

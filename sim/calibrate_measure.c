@@ -305,6 +305,18 @@ int cal_set_load(struct cal_set *s, const char *path, bool held, char *err, size
     }
     if (rc == 0 && cal_table_read(m.path, NULL, m.format, m.column, &m.t, err, errlen))
       rc = -1;
+    if (rc == 0 && m.t.format == CAL_FORMAT_NETPIPE) {
+      /* the simulated NetPIPE is read from what it prints; its np.out would land in the folder
+       * calibrate runs in (over the user's own, and the parallel runs' over one another) */
+      m.format = CAL_FORMAT_NETPIPE;
+      if (!strstr(m.args, "-o ")) {
+        char *more;
+        if (asprintf(&more, "%s%s-o /dev/null", m.args, m.args[0] ? " " : "") < 0)
+          abort();
+        free(m.args);
+        m.args = more;
+      }
+    }
     /* `sizes`: keep only those rows, each of which must be in the file */
     if (rc == 0 && get(&y, "measurements/%d/sizes/%d", i, 0)) {
       struct cal_row *keep = calloc((size_t)m.t.n, sizeof *keep);

@@ -15,8 +15,6 @@
 #include "paths.h"
 #include "platform.h"
 
-void cal_set_keys_markdown(FILE *f);
-
 static void usage(FILE *f)
 {
   fprintf(f,
