@@ -42,6 +42,8 @@
  * a benchmark's table, small against the curvature of the fit. */
 #define JAC_STEP 0.03
 #define DESIGN_PER_PARAM 8
+/* The search stops when its steps move every value by less than this, in log: 0.1%. */
+#define XTOL_LOG 1e-3
 
 struct ctx {
   const struct cal_options *o;
@@ -196,7 +198,10 @@ static int evaluate(struct ctx *x, double *const *vals, int ncand, bool held, st
     if (held || s->run[r].fitted)
       runs[nruns++] = r;
   char path[PATH_MAX + 64], *text = batch_text(x, vals, ncand, runs, nruns);
-  snprintf(path, sizeof path, "%s/batches/%05d.sweep.yaml", x->o->work, ++x->batch);
+  /* one batch file per calibration at a time (others may share the work folder), rewritten for
+   * each batch and removed once its runs are read: it is only how the sweep engine takes them */
+  snprintf(path, sizeof path, "%s/batches/%d.sweep.yaml", x->o->work, (int)getpid());
+  x->batch++;
   int rc = icsim_output_write("--work", path, text, strlen(text), x->err, x->errlen);
   free(text);
   struct sweep sw;
@@ -297,6 +302,8 @@ static int evaluate(struct ctx *x, double *const *vals, int ncand, bool held, st
   if (n >= 0)
     sweep_points_free(p, n);
   free(runs);
+  icsim_input_forget(path);
+  unlink(path);
   return rc;
 }
 
@@ -616,16 +623,17 @@ int cal_fit(const struct cal_options *o, struct cal_set *s, struct cal_fit *fit,
     for (int k = 0; k < nf; k++)
       step[k] = round ? 0.05 : 0.1;
     nlopt_set_initial_step(opt, step);
-    double xtol[64];
-    for (int k = 0; k < nf && k < 64; k++) /* 1e-4 of a log range: a fraction of a percent of the value */
-      xtol[k] = 1e-4;
+    double *xtol = calloc((size_t)nf, sizeof *xtol);
+    for (int k = 0; k < nf; k++) /* 0.1% of each value: below what 2-3 printed digits can tell */
+      xtol[k] = XTOL_LOG / log(fit->f[k].hi / fit->f[k].lo);
     nlopt_set_xtol_abs(opt, xtol);
-    nlopt_set_ftol_abs(opt, 1e-12);
+    free(xtol);
+    nlopt_set_ftol_rel(opt, 1e-6);
     nlopt_set_maxeval(opt, o->max_evals - fit->evals > 10 ? o->max_evals - fit->evals : 10);
     double got = 0;
     res = nlopt_optimize(opt, u, &got);
     nlopt_destroy(opt);
-    if (res < 0 || got >= best * (1 - 1e-6) || fit->evals >= o->max_evals) {
+    if (res < 0 || got >= best * (1 - 1e-3) || fit->evals >= o->max_evals) {
       best = fmin(best, got);
       break;
     }
@@ -633,8 +641,8 @@ int cal_fit(const struct cal_options *o, struct cal_set *s, struct cal_fit *fit,
   }
   if (!o->quiet && isatty(2))
     fputc('\n', stderr);
-  fit->stop = res == NLOPT_XTOL_REACHED    ? "the parameters moved less than 1e-4 of their log range"
-              : res == NLOPT_FTOL_REACHED  ? "the error stopped improving"
+  fit->stop = res == NLOPT_XTOL_REACHED    ? "the steps moved every value by less than 0.1%"
+              : res == NLOPT_FTOL_REACHED  ? "the error stopped improving (by 1e-6 of itself)"
               : res == NLOPT_MAXEVAL_REACHED ? "the evaluation limit (--max-evals) was reached"
               : res == NLOPT_SUCCESS       ? "converged"
                                            : "the optimiser stopped";
