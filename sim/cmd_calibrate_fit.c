@@ -361,8 +361,8 @@ int cmd_calibrate(int argc, char **argv)
     if (icsim_output_write(in_place ? "--in-place" : "--out", target, ptext, strlen(ptext), err, sizeof err))
       rc = fail("%s", err);
     else
-      fprintf(stderr, "icsim calibrate: wrote %s%s%s (report: %s)\n", target, in_place ? ", the old one as " : "",
-              in_place ? "PLATFORM.yaml.bak" : "", report);
+      fprintf(stderr, "icsim calibrate: wrote %s%s%s%s (report: %s)\n", target, in_place ? ", the old one kept as " : "",
+              in_place ? target : "", in_place ? ".bak" : "", report);
     free(ptext);
   }
 done:
