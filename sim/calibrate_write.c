@@ -140,6 +140,12 @@ char *cal_report(const struct cal_options *o, const struct cal_set *s, const str
       snprintf(range, sizeof range, "[%s, %s] (x/ %.4f)", rlo, rhi, exp(2 * f->sigma_log));
     put(&b, "%-40s %-24s %-12s %-12s %s\n", f->key, bounds, st, v, range);
   }
+  for (int k = 0; k < fit->nf; k++) { /* a value the box stopped: the best may lie beyond it */
+    const struct cal_free *f = &fit->f[k];
+    if (f->value <= f->lo * 1.001 || f->value >= f->hi / 1.001)
+      put(&b, "NOTE: %s ended at its %s search bound: the best value may lie beyond it (widen --free %s=LO..HI if "
+              "the parameter's meaning allows)\n", f->key, f->value <= f->lo * 1.001 ? "low" : "high", f->key);
+  }
   if (fit->corr && fit->nf > 1) {
     put(&b, "\ncorrelation of the estimates:\n");
     for (int a = 0; a < fit->nf; a++) {

@@ -163,12 +163,17 @@ int cmd_calibrate(int argc, char **argv)
   struct free_arg *fa = NULL;
   int nfa = 0, nstarts = 0, nheld = 0, c;
   char **starts = NULL, **held = NULL;
+  /* the command line for the report, before getopt reorders it and --free is cut up */
+  char command[4096] = "icsim";
+  size_t cl = strlen(command);
+  for (int i = 0; i < argc && cl < sizeof command - 2; i++)
+    cl += (size_t)snprintf(command + cl, sizeof command - cl, " %s", argv[i]);
   optind = 1;
   while ((c = getopt_long(argc, argv, "p:o:j:qh", opts, NULL)) != -1) {
     switch (c) {
     case 'p': o.platform = optarg; break;
     case O_FREE:
-      for (char *save, *t = strtok_r(strdup(optarg), ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      for (char *save, *t = strtok_r(optarg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         fa = realloc(fa, (size_t)(nfa + 1) * sizeof *fa);
         char *eq = strchr(t, '=');
         if (eq)
@@ -302,12 +307,6 @@ int cmd_calibrate(int argc, char **argv)
     fail("%s", err);
     goto done;
   }
-  /* the command line, for the report */
-  size_t cl = 0;
-  char command[4096] = "icsim";
-  cl = strlen(command);
-  for (int i = 0; i < argc && cl < sizeof command - 2; i++)
-    cl += (size_t)snprintf(command + cl, sizeof command - cl, " %s", argv[i]);
   char *text = cal_report(&o, &s, &fit, command);
   fputs(text, stdout);
   if (icsim_output_write("--report", report, text, strlen(text), err, sizeof err)) {
