@@ -17,6 +17,8 @@ int cmd_place_pattern(const char *platform, int nranks, const char *pattern_file
                       unsigned seed, char **sets, int nsets);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate_host(int argc, char **argv);
+/* icsim calibrate: a platform fitted to measured benchmark outputs (calibrate.h). */
+int cmd_calibrate(int argc, char **argv);
 /* icsim calibrate-host --memory (calibrate_memory.c): prints this machine's measured memory
  * hierarchy as platform lines. */
 int calibrate_memory(FILE *out);

@@ -82,6 +82,18 @@ static void remember(const struct stat *sb, const char *what, const char *path)
   icsim_path_short(path, in->shown, sizeof in->shown);
 }
 
+void icsim_input_forget(const char *path)
+{
+  struct stat sb;
+  if (stat(path, &sb))
+    return;
+  for (size_t i = 0; i < ninputs; i++)
+    if (inputs[i].dev == sb.st_dev && inputs[i].ino == sb.st_ino) {
+      inputs[i] = inputs[--ninputs];
+      return;
+    }
+}
+
 void icsim_inputs_forget(void)
 {
   free(inputs);

@@ -41,6 +41,9 @@ int icsim_input_check(const char *what, const char *path, char *err, size_t errl
  * read so far; -1 with ERR naming OPTION, the input and the fix. A missing PATH is no input. */
 int icsim_output_not_input(const char *option, const char *path, char *err, size_t errlen);
 
+/* Forget the input PATH: a file the command wrote itself and read back, before it removes or
+ * rewrites it (icsim calibrate's batch files; its inode may be another file's afterwards). */
+void icsim_input_forget(const char *path);
 /* Forget the inputs (a command that loads several runs' inputs in turn, tests). */
 void icsim_inputs_forget(void);
 

@@ -106,6 +106,8 @@ void store_remove_tree(const char *path);
 
 /* Run the points of P (N of them) not done yet, WORKERS at a time, with a progress line on
  * stderr. Returns the number of points that failed, or -1 (interrupted or cannot start). */
+/* No progress line nor counts on stderr (a caller that prints its own; failures are still reported). */
+void sweep_run_quiet(bool on);
 int sweep_run_local(const struct sweep *s, const struct sweep_point *p, int n, const char *dir, int workers);
 /* Run the points listed at positions [FIRST, FIRST + COUNT) of the list file LIST (one id per
  * line), one after the other: one Slurm task's share. Returns the number that failed, or -1. */

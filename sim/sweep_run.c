@@ -24,6 +24,9 @@
 #include "paths.h"
 
 static volatile sig_atomic_t interrupted;
+static bool quiet; /* a caller that prints its own progress (icsim calibrate) */
+
+void sweep_run_quiet(bool on) { quiet = on; }
 
 static void on_interrupt(int sig) { interrupted = sig; }
 
@@ -217,6 +220,8 @@ static void fmt_duration(double s, char *buf, size_t len)
 
 static void progress(int done, int total, int running, int failed, double elapsed, int finished_here, int left)
 {
+  if (quiet)
+    return;
   char el[32], eta[32] = "?";
   fmt_duration(elapsed, el, sizeof el);
   if (finished_here > 0)
@@ -300,7 +305,7 @@ static int run_points(const struct sweep *s, const struct sweep_point *const *to
       }
     fprintf(stderr, "%sicsim sweep: interrupted; %d of %d points done, the others run at the next start\n",
             isatty(2) ? "\r\033[K" : "", before + finished, total);
-  } else if (isatty(2)) {
+  } else if (isatty(2) && !quiet) {
     fputc('\n', stderr);
   }
   sigaction(SIGINT, &old_int, NULL);
@@ -326,7 +331,9 @@ int sweep_run_local(const struct sweep *s, const struct sweep_point *p, int n, c
       todo[ntodo++] = &p[i];
   }
   int total = before + ntodo; /* distinct runs */
-  if (ntodo == 0)
+  if (quiet)
+    ;
+  else if (ntodo == 0)
     fprintf(stderr, "icsim sweep: all %d points done already\n", total);
   else if (before)
     fprintf(stderr, "icsim sweep: %d of %d points done already, running the other %d\n", before, total, ntodo);

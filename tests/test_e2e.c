@@ -337,11 +337,11 @@ static double printed(const char *out, const char *name)
  * clock, not this machine's: measured seconds t become t x H / (clock x ops-per-cycle), H this
  * machine's scalar operations per second. H is fixed here (ICSIM_HOST_OPS) and the program reads
  * its own thread CPU time around the loop, so the check does not depend on this machine's speed
- * or load: simulated = CPU seconds x H / clock, on a 3.8 GHz Xeon and on the 65 MHz RapidIO
+ * or load: simulated = CPU seconds x H / clock, on a 3.8 GHz Xeon and on the 65.44 MHz RapidIO
  * prototype (both ops-per-cycle 1), within 5% (SMPI's timer window is a few calls wider). */
 Test(e2e, host_timed_compute_follows_the_simulated_clock)
 {
-  const double H = 3.0e9, clocks[2] = {3.8e9, 65e6}; /* the platforms' nodes/clock */
+  const double H = 3.0e9, clocks[2] = {3.8e9, 65.44e6}; /* the platforms' nodes/clock */
   const char *plats[2] = {SCORE, ICSIM_SRC "/platforms/niisi-rapidio-4.yaml"};
   for (int k = 0; k < 2; k++) {
     char cmd[1024], *out;

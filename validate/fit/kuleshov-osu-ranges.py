@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How far each calibrated RapidIO parameter can move before the calibration points notice.
 
-For each parameter fitted by kuleshov-osu.py, the other fitted values held, find (by bisection)
+For each calibrated parameter (those the earlier hand fit, validate/fit/kuleshov-osu.py, now icsim
+calibrate, fitted), the other fitted values held, find (by bisection)
 the lowest and highest value at which all 20 calibration points of the kuleshov-osu case (osu_latency
 and osu_bw, 10 sizes each, run with the case's arguments) stay within the case's 10% tolerance.
 That one-at-a-time span is what the published points can tell apart; it is the range written
