@@ -17,6 +17,7 @@ static void usage(FILE *f)
              "  validate  run validation cases against published tables\n"
              "  place     rank the subsystem shapes of P cores for an exchange pattern\n"
              "  sweep     run a what-if study (a sweep file) locally or on Slurm, resumable\n"
+             "  uncertainty  intervals and sensitivities of a run's or a case's figures from the parameters' ranges\n"
              "  calibrate-host  measure this machine's speed (used by run --host-timing on)\n"
              "`icsim COMMAND --help` for each command's options.\n");
 }
@@ -58,6 +59,8 @@ int main(int argc, char **argv)
     return cmd_place(argc - 1, argv + 1);
   if (!strcmp(argv[1], "sweep"))
     return cmd_sweep(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "uncertainty"))
+    return cmd_uncertainty(argc - 1, argv + 1);
   if (!strcmp(argv[1], "calibrate-host"))
     return cmd_calibrate_host(argc - 1, argv + 1);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

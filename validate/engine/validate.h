@@ -55,6 +55,8 @@ int load_published(const char *path, const char *metric, struct point **out, siz
 /* Rows "x v1 v2 ...": the value of COLUMN (1-based) times SCALE per row; x is column 1, or
  * XFMT with {k} replaced by column k ("m={1},cf={2}"). Appended to *OUT. */
 void extract_columns(const char *text, int column, const char *xfmt, double scale, struct point **out, size_t *n);
+/* Value of a "  Name   =   value" line of TEXT, or NAN. */
+double extract_field_value(const char *text, const char *name);
 /* One point from a report block ("Name = value" lines): the value of metric entry MI's
  * `field` times SCALE at x X, its `breakdown` fields in the note. Returns 0 or -1 with ERR. */
 int extract_field(const struct icsim_yfile *y, int mi, const char *text, const char *x, double scale,
