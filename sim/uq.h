@@ -64,6 +64,10 @@ void uq_morris_effects(const struct uq_design *d, const double *y, double *mu_st
  * Parameters not selected stay at their nominal value (NAN). */
 #define UQ_SOBOL_MAX_M 20 /* gsl_qrng_sobol goes to 40 dimensions: A and B take two each */
 int uq_saltelli_design(int k, const int *sel, int m, int n, unsigned long seed, struct uq_design *d);
+/* N quasi-random points over all K parameters, shifted by a random vector from SEED: Sobol'
+ * (gsl_qrng_sobol) up to 40 parameters, reverse Halton (gsl_qrng_reversehalton, up to 1229)
+ * beyond. Returns 0, or -1 when K is beyond both. */
+int uq_sample_design(int k, int n, unsigned long seed, struct uq_design *d);
 /* From the outputs Y of a Saltelli design: first-order S1 and total ST per selected parameter
  * (Saltelli et al. 2010, eq. (b) of table 2, and Jansen 1999), the variance from A and B. */
 void uq_sobol_indices(const double *y, int n, int m, double *s1, double *st);
@@ -106,6 +110,7 @@ struct uq_figure {
   double *mu_star, *sigma;    /* per parameter (Morris), scaled per whole range */
   double *s1, *st;            /* per parameter, NAN when not estimated */
   double *swing_lo, *swing_hi; /* the figure with the parameter at its low / high end, NAN if not run */
+  double *corr;               /* Spearman's rank correlation with the sample (unscreened studies) */
   int top[3];                 /* parameters that move it most, -1 past the last */
 };
 
@@ -134,11 +139,15 @@ struct uq_study {
   /* what the budget bought, for the summary */
   int runs_nominal, runs_morris, runs_sobol, runs_swing, sobol_n;
   bool indices; /* Sobol' indices estimated (else the sample is for the interval only) */
+  bool screened; /* the Morris phase ran (else one sample over every parameter, ranked by correlation) */
   char note[512];
 };
 
 /* Points of a study unless --budget says otherwise. */
 #define UQ_DEFAULT_BUDGET 200
+/* ... and of each case's study in `validate --uncertainty` (validate/README.md: what it buys, and
+ * why every case then fits in an hour on a 2-core machine). */
+#define UQ_VALIDATE_BUDGET 24
 
 /* The entries of validation case Y (one per metric entry, as validate runs them), the user's
  * sets last. Returns the count; free with uq_entries_free. */
@@ -148,7 +157,8 @@ void uq_entries_free(struct uq_entry *e, int n);
 
 /* Load the ranged parameters of every entry's platform (with the entry's fixed sets), then run
  * the study: nominal, Morris, Sobol', swings. Returns 0, 1 when some points are not done (failed,
- * or submitted to Slurm without waiting), -1 with ERR. */
+ * or submitted to Slurm without waiting), -1 with ERR, -2 with ERR when no parameter has a range
+ * that applies (nothing to sample). */
 int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t errlen);
 void uq_study_free(struct uq_study *st);
 /* uq_report.c: DIR/uncertainty.csv, effects.csv, parameters.csv, summary.md and the tornado plots. */

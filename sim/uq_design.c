@@ -167,3 +167,31 @@ int uq_saltelli_design(int k, const int *sel, int m, int n, unsigned long seed, 
   gsl_rng_free(rng);
   return 0;
 }
+
+int uq_sample_design(int k, int n, unsigned long seed, struct uq_design *d)
+{
+  if (k < 1 || n < 1 || k > 1229 || design_alloc(d, n, k))
+    return -1;
+  gsl_qrng *q = gsl_qrng_alloc(k <= 40 ? gsl_qrng_sobol : gsl_qrng_reversehalton, (unsigned)k);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  double *shift = malloc((size_t)k * sizeof *shift), *v = malloc((size_t)k * sizeof *v);
+  if (!q || !rng || !shift || !v) {
+    gsl_qrng_free(q), gsl_rng_free(rng), free(shift), free(v);
+    uq_design_free(d);
+    return -1;
+  }
+  gsl_rng_set(rng, seed ^ 0x3c6ef372UL); /* another stream than the other designs' */
+  for (int j = 0; j < k; j++)
+    shift[j] = gsl_rng_uniform(rng);
+  gsl_qrng_get(q, v); /* the first point is all zeros: skipped */
+  for (int r = 0; r < n; r++) {
+    gsl_qrng_get(q, v);
+    for (int j = 0; j < k; j++)
+      d->u[(size_t)r * k + j] = fmod(v[j] + shift[j], 1.0);
+  }
+  gsl_qrng_free(q);
+  gsl_rng_free(rng);
+  free(shift);
+  free(v);
+  return 0;
+}

@@ -124,14 +124,16 @@ static void tornado(const struct uq_study *st, const struct uq_figure *g, const 
     tprintf(&d, "%d \"%s %s\" %.10g %.10g\n", i, st->pname[j], st->p[j].range_text, g->swing_lo[j], g->swing_hi[j]);
   }
   tprintf(&s, "# gnuplot -e \"set output '%s.png'\" %s.gp   (written by icsim uncertainty)\n", slug, slug);
-  tprintf(&s, "set terminal pngcairo size 900,%d noenhanced\n", 160 + 40 * n);
-  tprintf(&s, "set title '%s at %s: the figure with each parameter at its low (blue) and high (red) end'\n",
-          g->metric, g->x);
-  tprintf(&s, "set ytics nomirror\nset yrange [-0.7:%d.7]\nset grid x\nunset key\n", n - 1);
-  tprintf(&s, "set xlabel '%s (line: the point prediction %.6g; 90%% interval %.6g .. %.6g)'\n", g->metric, g->point,
+  tprintf(&s, "set terminal pngcairo size 1100,%d noenhanced\n", 160 + 40 * n);
+  tprintf(&s, "set title '%s at %s: each parameter at its low (blue) and high (red) end'\n", g->metric, g->x);
+  tprintf(&s, "set ytics nomirror\nset yrange [-0.7:%d.7]\nset grid x\nunset key\nset lmargin 42\n", n - 1);
+  tprintf(&s, "set xlabel '%s (dashed: point %.4g; grey: 90%% interval %.4g .. %.4g)'\n", g->metric, g->point,
           g->p05, g->p95);
-  tprintf(&s, "set style fill solid 0.7 border -1\nset arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2\n",
+  tprintf(&s, "set style fill solid 0.7 border -1\nset arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 front\n",
           g->point, g->point);
+  if (isfinite(g->p05) && isfinite(g->p95) && g->p95 > g->p05)
+    tprintf(&s, "set object 1 rect from %.10g, graph 0 to %.10g, graph 1 fc rgb '#e8e8e8' fs solid 1.0 noborder "
+                "behind\n", g->p05, g->p95);
   tprintf(&s, "plot '%s' using (($3 + %.10g) / 2):1:($3 < %.10g ? $3 : %.10g):($3 < %.10g ? %.10g : $3):($1 - 0.35):"
               "($1 + 0.35):ytic(2) with boxxyerror lc rgb '#4477aa', \\\n"
               "     '' using (($4 + %.10g) / 2):1:($4 < %.10g ? $4 : %.10g):($4 < %.10g ? %.10g : $4):($1 - 0.35):"
@@ -193,7 +195,7 @@ int uq_report_write(const struct uq_study *st, const struct uq_opts *o, char *er
   }
   if (put(o->dir, "uncertainty.csv", &t, err, errlen))
     return -1;
-  tprintf(&t, "metric,x,parameter,mu_star,sigma,S1,ST,at_low,at_high\n");
+  tprintf(&t, "metric,x,parameter,mu_star,sigma,S1,ST,rank_corr,at_low,at_high\n");
   for (int f = 0; f < st->nf; f++)
     for (int j = 0; j < st->k; j++) {
       const struct uq_figure *g = &st->f[f];
@@ -204,6 +206,7 @@ int uq_report_write(const struct uq_study *st, const struct uq_opts *o, char *er
       num(&t, g->sigma[j]);
       num(&t, g->s1[j]);
       num(&t, g->st[j]);
+      num(&t, g->corr[j]);
       num(&t, g->swing_lo[j]);
       num(&t, g->swing_hi[j]);
       tprintf(&t, "\n");
@@ -228,16 +231,21 @@ int uq_report_write(const struct uq_study *st, const struct uq_opts *o, char *er
     return -1;
   /* the summary a reader starts from */
   tprintf(&t, "# Uncertainty study\n\n");
-  tprintf(&t, "Seed %lu, budget %ld points: 1 nominal, %d Morris screening points (%d trajectories of %d), %d "
-              "Sobol'-phase points, %d swing points%s.\n\n",
-          o->seed, o->budget, st->runs_morris, st->k ? st->runs_morris / (st->k + 1) : 0, st->k + 1, st->runs_sobol,
-          st->runs_swing, st->ne > 1 ? " (each point runs every program of the case)" : "");
-  tprintf(&t, "%s. ", st->note);
+  if (st->screened)
+    tprintf(&t, "Seed %lu, budget %ld points: 1 nominal, %d Morris screening points (%d trajectories of %d), %d "
+                "Sobol'-phase points, %d swing points%s.\n\n",
+            o->seed, o->budget, st->runs_morris, st->runs_morris / (st->k + 1), st->k + 1, st->runs_sobol,
+            st->runs_swing, st->ne > 1 ? " (each point runs every program of the case)" : "");
+  else
+    tprintf(&t, "Seed %lu, budget %ld points: 1 nominal, %d sample points over all %d ranged parameters, %d swing "
+                "points%s.\n\n", o->seed, o->budget, st->runs_sobol, st->k, st->runs_swing,
+            st->ne > 1 ? " (each point runs every program of the case)" : "");
+  tprintf(&t, "%s.%s", st->note, st->screened ? " " : "\n\n");
   if (st->indices)
     tprintf(&t, "Sobol' indices over %d parameters from N = %d base rows (first order: Saltelli et al. 2010; total: "
                 "Jansen 1999); the interval from the 2N = %d rows of the matrices A and B.\n\n",
             st->m, st->sobol_n, 2 * st->sobol_n);
-  else if (st->m)
+  else if (st->m && st->screened)
     tprintf(&t, "The budget left too few points for Sobol' indices: the %d points of the quasi-random sample give the "
                 "interval, the ranking is Morris' mu*.\n\n", 2 * st->sobol_n);
   tprintf(&t, "| figure | at | point | median | 90%% interval | top parameters |\n|---|---|---|---|---|---|\n");

@@ -29,6 +29,9 @@
 /* Fewer Saltelli rows than this give indices dominated by sampling noise: the sample then only
  * serves the interval. */
 #define UQ_MIN_SOBOL_N 8
+/* The smallest sample an interval is given from (p05 and p95 then lie between the first and
+ * last two points: a rough interval, said as such by its sample count). */
+#define UQ_MIN_SAMPLE 8
 
 /* ---- small helpers ---- */
 
@@ -90,7 +93,7 @@ static int load_params(struct uq_study *st, char *err, size_t errlen)
   if (st->k == 0) {
     snprintf(err, errlen, "%s: no parameter has a range that applies (range: [LO, HI] with range-ref in the "
              "platform file; `icsim describe -p` lists which values need one)", st->platforms[0]);
-    return -1;
+    return -2;
   }
   return 0;
 }
@@ -350,143 +353,282 @@ static double column_max(const double *v, int n)
 }
 
 /* Figure G's top three parameters: by total index where the Sobol' phase estimated them, then
- * (below those) by Morris mu*; a parameter that moved nothing is not listed. */
-static int ranks_before(const struct uq_figure *g, int a, int b)
+ * by Morris mu* where the screening ran, else by rank correlation with the sample; a parameter
+ * that moved nothing is not listed. */
+static double rank_key(const struct uq_figure *g, int j, int *tier)
 {
-  int ta = !isnan(g->st[a]), tb = !isnan(g->st[b]);
-  if (ta != tb)
-    return ta > tb;
-  double va = ta ? g->st[a] : g->mu_star[a], vb = tb ? g->st[b] : g->mu_star[b];
-  return va > vb;
+  if (isfinite(g->st[j]))
+    return *tier = 3, g->st[j];
+  if (isfinite(g->mu_star[j]))
+    return *tier = 2, g->mu_star[j];
+  if (isfinite(g->corr[j]))
+    return *tier = 1, fabs(g->corr[j]);
+  return *tier = 0, 0;
 }
 
 static void rank_top(const struct uq_study *st, struct uq_figure *g)
 {
   for (int t = 0; t < 3; t++) {
-    int best = -1;
+    int best = -1, bt = 0;
+    double bv = 0;
     for (int j = 0; j < st->k; j++) {
-      int used = 0;
+      int used = 0, tier;
       for (int u = 0; u < t; u++)
         used |= g->top[u] == j;
-      int moves = (isfinite(g->st[j]) && g->st[j] > 0) || (isfinite(g->mu_star[j]) && g->mu_star[j] > 0);
-      if (!used && moves && (best < 0 || ranks_before(g, j, best)))
-        best = j;
+      double v = rank_key(g, j, &tier);
+      if (!used && v > 0 && (best < 0 || tier > bt || (tier == bt && v > bv)))
+        best = j, bt = tier, bv = v;
     }
     g->top[t] = best;
   }
 }
 
+/* Spearman's rank correlation of X and Y (N pairs, NAN pairs left out); NAN when undefined. */
+static double rank_correlation(const double *x, const double *y, int n)
+{
+  double *rx = malloc((size_t)(n + 1) * sizeof *rx), *ry = malloc((size_t)(n + 1) * sizeof *ry);
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (isfinite(x[i]) && isfinite(y[i])) {
+      rx[m] = x[i];
+      ry[m] = y[i];
+      m++;
+    }
+  double *v[2] = {rx, ry}, *rk[2];
+  for (int s = 0; s < 2; s++) { /* ranks, ties sharing their mean rank */
+    rk[s] = malloc((size_t)(m + 1) * sizeof *rk[s]);
+    for (int i = 0; i < m; i++) {
+      int below = 0, same = 0;
+      for (int j = 0; j < m; j++)
+        below += v[s][j] < v[s][i], same += v[s][j] == v[s][i];
+      rk[s][i] = below + (same + 1) / 2.0;
+    }
+  }
+  double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+  for (int i = 0; i < m; i++)
+    mx += rk[0][i] / m, my += rk[1][i] / m;
+  for (int i = 0; i < m; i++) {
+    sxy += (rk[0][i] - mx) * (rk[1][i] - my);
+    sxx += (rk[0][i] - mx) * (rk[0][i] - mx);
+    syy += (rk[1][i] - my) * (rk[1][i] - my);
+  }
+  free(rx), free(ry), free(rk[0]), free(rk[1]);
+  return m > 2 && sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+static void figure_alloc(struct uq_figure *g, int k)
+{
+  double **arrays[] = {&g->mu_star, &g->sigma, &g->s1, &g->st, &g->swing_lo, &g->swing_hi, &g->corr};
+  for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
+    *arrays[a] = malloc((size_t)(k + 1) * sizeof **arrays[a]);
+    for (int j = 0; j < k; j++)
+      (*arrays[a])[j] = NAN;
+  }
+}
+
+/* The interval of every figure from the NS sample rows of Y (row stride NF) starting at row R0. */
+static void intervals(struct uq_study *st, const double *y, int r0, int ns)
+{
+  double *v = malloc((size_t)(ns + 1) * sizeof *v);
+  for (int f = 0; f < st->nf; f++) {
+    struct uq_figure *g = &st->f[f];
+    g->nsamples = 0;
+    for (int q = 0; q < ns; q++)
+      g->nsamples += isfinite(v[q] = y[(size_t)(r0 + q) * st->nf + f]);
+    g->median = uq_quantile(v, ns, 0.5);
+    g->p05 = uq_quantile(v, ns, 0.05);
+    g->p95 = uq_quantile(v, ns, 0.95);
+  }
+  free(v);
+}
+
+static void sort_by_score(int *idx, int n, const double *score)
+{
+  for (int a = 1; a < n; a++) /* most important first; ties keep table order */
+    for (int b = a; b > 0 && score[idx[b]] > score[idx[b - 1]]; b--) {
+      int t = idx[b];
+      idx[b] = idx[b - 1];
+      idx[b - 1] = t;
+    }
+}
+
+/* Phase 1 of a screened study: row 0 nominal, then R Morris trajectories. The effects go into
+ * the figures, SCORE[j] gets each parameter's largest share of a figure's top effect. */
+static int phase_screen(struct uq_study *st, const struct uq_opts *o, int r, double *score, int *missing, char *err,
+                        size_t errlen)
+{
+  int k = st->k, rc = -1;
+  struct uq_design morris = {0}, d = {0};
+  double *y = NULL, *col = NULL;
+  if (uq_morris_design(k, r, 4, o->seed, &morris) || !(d.u = malloc((size_t)(morris.nruns + 1) * k * sizeof *d.u))) {
+    snprintf(err, errlen, "out of memory");
+    goto out;
+  }
+  d.nruns = morris.nruns + 1;
+  d.k = k;
+  for (int j = 0; j < k; j++)
+    d.u[j] = NAN;
+  memcpy(d.u + k, morris.u, (size_t)morris.nruns * k * sizeof *d.u);
+  st->runs_nominal = 1;
+  st->runs_morris = morris.nruns;
+  int m = run_design(st, o, "screen", &d, &y, 1, err, errlen);
+  if (m < 0)
+    goto out;
+  *missing += m;
+  col = malloc((size_t)d.nruns * sizeof *col);
+  for (int f = 0; f < st->nf; f++) {
+    struct uq_figure *g = &st->f[f];
+    figure_alloc(g, k);
+    g->point = y[f];
+    for (int q = 0; q < morris.nruns; q++)
+      col[q] = y[(size_t)(q + 1) * st->nf + f];
+    uq_morris_effects(&morris, col, g->mu_star, g->sigma);
+    double top = column_max(g->mu_star, k);
+    for (int j = 0; top > 0 && j < k; j++)
+      if (isfinite(g->mu_star[j]) && g->mu_star[j] / top > score[j])
+        score[j] = g->mu_star[j] / top;
+  }
+  rc = 0;
+out:
+  free(col);
+  free(y);
+  uq_design_free(&morris);
+  uq_design_free(&d);
+  return rc;
+}
+
+/* Phase 1 of a study too small to screen: row 0 nominal, then NS quasi-random points over every
+ * parameter; they give the interval, and the rank correlation of each parameter with each figure
+ * the ranking (SCORE: the largest |correlation| over the figures). */
+static int phase_sample_all(struct uq_study *st, const struct uq_opts *o, int ns, double *score, int *missing,
+                            char *err, size_t errlen)
+{
+  int k = st->k, rc = -1;
+  struct uq_design s = {0}, d = {0};
+  double *y = NULL, *fx = NULL, *px = NULL;
+  if (uq_sample_design(k, ns, o->seed, &s) || !(d.u = malloc((size_t)(ns + 1) * k * sizeof *d.u))) {
+    snprintf(err, errlen, "%d ranged parameters: more than the quasi-random sequences reach", k);
+    goto out;
+  }
+  d.nruns = ns + 1;
+  d.k = k;
+  for (int j = 0; j < k; j++)
+    d.u[j] = NAN;
+  memcpy(d.u + k, s.u, (size_t)ns * k * sizeof *d.u);
+  st->runs_nominal = 1;
+  st->runs_sobol = ns;
+  int m = run_design(st, o, "sampleall", &d, &y, 1, err, errlen);
+  if (m < 0)
+    goto out;
+  *missing += m;
+  intervals(st, y, 1, ns);
+  fx = malloc((size_t)ns * sizeof *fx);
+  px = malloc((size_t)ns * sizeof *px);
+  for (int f = 0; f < st->nf; f++) {
+    struct uq_figure *g = &st->f[f];
+    double p05 = g->p05, p95 = g->p95, med = g->median; /* figure_alloc leaves the interval */
+    int nsam = g->nsamples;
+    figure_alloc(g, k);
+    g->point = y[f];
+    g->p05 = p05, g->p95 = p95, g->median = med, g->nsamples = nsam;
+    for (int q = 0; q < ns; q++)
+      fx[q] = y[(size_t)(q + 1) * st->nf + f];
+    for (int j = 0; j < k; j++) {
+      for (int q = 0; q < ns; q++)
+        px[q] = s.u[(size_t)q * k + j];
+      g->corr[j] = rank_correlation(px, fx, ns);
+      if (isfinite(g->corr[j]) && fabs(g->corr[j]) > score[j])
+        score[j] = fabs(g->corr[j]);
+    }
+  }
+  rc = 0;
+out:
+  free(fx);
+  free(px);
+  free(y);
+  uq_design_free(&s);
+  uq_design_free(&d);
+  return rc;
+}
+
 int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t errlen)
 {
-  if (load_params(st, err, errlen))
-    return -1;
-  int k = st->k, r = o->trajectories > 0 ? o->trajectories : 4, missing = 0, rc = -1;
+  int loaded = load_params(st, err, errlen);
+  if (loaded)
+    return loaded;
+  int k = st->k, r = o->trajectories > 0 ? o->trajectories : 4, missing = 0, rc = -1, nswing = 3;
   long budget = o->budget;
   /* the screening takes at most half the budget, one trajectory at the least */
   while (r > 1 && 1 + (long)r * (k + 1) > budget / 2)
     r--;
-  if (1 + (long)r * (k + 1) + 2 + 4 > budget) {
-    snprintf(err, errlen, "--budget %ld is too small to screen %d ranged parameters: give at least %d (one "
-             "nominal run, one Morris trajectory of %d points, two swing runs and an interval of 4 points)",
-             budget, k, 1 + (k + 1) + 2 + 4, k + 1);
+  st->screened = 1 + (long)r * (k + 1) + 2 + 4 <= budget;
+  if (!st->screened && budget < 1 + 2 * nswing + UQ_MIN_SAMPLE) {
+    snprintf(err, errlen, "--budget %ld is too small: give at least %d (one nominal run, %d sample points, %d swing "
+             "runs; screening %d ranged parameters takes %d)", budget, 1 + 2 * nswing + UQ_MIN_SAMPLE, UQ_MIN_SAMPLE,
+             2 * nswing, k, 1 + (k + 1) + 2 + 4);
     return -1;
   }
-  /* nominal (row 0) and the Morris trajectories, one design */
-  struct uq_design morris = {0}, phase1 = {0}, phase2 = {0};
-  double *y1 = NULL, *y2 = NULL;
-  if (uq_morris_design(k, r, 4, o->seed, &morris) || !(phase1.u = malloc((size_t)(morris.nruns + 1) * k * sizeof *phase1.u))) {
-    snprintf(err, errlen, "out of memory");
+  double *score = calloc((size_t)k + 1, sizeof *score);
+  struct uq_design phase2 = {0};
+  double *y2 = NULL;
+  st->selected = malloc((size_t)(k + 1) * sizeof *st->selected);
+  if (st->screened ? phase_screen(st, o, r, score, &missing, err, errlen)
+                   : phase_sample_all(st, o, (int)(budget - 1 - 2 * nswing), score, &missing, err, errlen))
     goto out;
-  }
-  phase1.nruns = morris.nruns + 1;
-  phase1.k = k;
-  for (int j = 0; j < k; j++)
-    phase1.u[j] = NAN;
-  memcpy(phase1.u + k, morris.u, (size_t)morris.nruns * k * sizeof *phase1.u);
-  st->runs_nominal = 1;
-  st->runs_morris = morris.nruns;
-  int m1 = run_design(st, o, "screen", &phase1, &y1, 1, err, errlen);
-  if (m1 < 0)
-    goto out;
-  missing += m1;
-  int nf = st->nf;
-  double *col = malloc((size_t)phase1.nruns * sizeof *col);
-  for (int f = 0; f < nf; f++) {
-    struct uq_figure *g = &st->f[f];
-    g->point = y1[f];
-    g->mu_star = calloc((size_t)k, sizeof *g->mu_star);
-    g->sigma = calloc((size_t)k, sizeof *g->sigma);
-    g->s1 = malloc((size_t)k * sizeof *g->s1);
-    g->st = malloc((size_t)k * sizeof *g->st);
-    g->swing_lo = malloc((size_t)k * sizeof *g->swing_lo);
-    g->swing_hi = malloc((size_t)k * sizeof *g->swing_hi);
-    for (int j = 0; j < k; j++)
-      g->s1[j] = g->st[j] = g->swing_lo[j] = g->swing_hi[j] = NAN;
-    for (int q = 0; q < morris.nruns; q++)
-      col[q] = y1[(size_t)(q + 1) * nf + f];
-    uq_morris_effects(&morris, col, g->mu_star, g->sigma);
-  }
-  free(col);
-  /* screening: each parameter's largest share of the top effect over all figures */
-  double *score = calloc((size_t)k, sizeof *score);
-  for (int f = 0; f < nf; f++) {
-    double top = column_max(st->f[f].mu_star, k);
-    for (int j = 0; top > 0 && j < k; j++)
-      if (isfinite(st->f[f].mu_star[j]) && st->f[f].mu_star[j] / top > score[j])
-        score[j] = st->f[f].mu_star[j] / top;
-  }
-  st->selected = malloc((size_t)k * sizeof *st->selected);
   st->m = 0;
+  double keep = st->screened ? UQ_SCREEN_KEEP : 0;
   for (int j = 0; j < k; j++)
-    if (score[j] >= UQ_SCREEN_KEEP)
+    if (score[j] > 0 && score[j] >= keep)
       st->selected[st->m++] = j;
-  for (int a = 1; a < st->m; a++) /* most important first; ties keep table order */
-    for (int b = a; b > 0 && score[st->selected[b]] > score[st->selected[b - 1]]; b--) {
-      int t = st->selected[b];
-      st->selected[b] = st->selected[b - 1];
-      st->selected[b - 1] = t;
-    }
-  int screened_in = st->m;
-  if (st->m > UQ_SOBOL_MAX_M)
-    st->m = UQ_SOBOL_MAX_M;
-  long left = budget - st->runs_nominal - st->runs_morris;
-  int m = st->m;
-  while (m > 1 && 2L * m + (long)UQ_MIN_SOBOL_N * (m + 2) > left)
-    m--;
-  if (m >= 1 && 2L * m + (long)UQ_MIN_SOBOL_N * (m + 2) <= left) {
-    st->indices = true;
-    st->m = m;
-    st->sobol_n = (int)((left - 2 * m) / (m + 2));
-  } else { /* too few runs for indices: a plain quasi-random sample for the interval */
+  sort_by_score(st->selected, st->m, score);
+  int screened_in = st->m, m = st->m;
+  long left = budget - st->runs_nominal - st->runs_morris - st->runs_sobol;
+  if (!st->screened) { /* the sample is taken: swings for the first few */
+    st->m = m = m < nswing ? m : nswing;
     st->indices = false;
-    m = st->m;
-    while (m > 1 && left - 2 * m < 4)
-      m--;
-    st->m = m;
-    st->sobol_n = (int)((left - 2 * m) / 2);
-  }
-  if (st->m == 0) { /* nothing moved any figure: the interval is the point */
-    snprintf(st->note, sizeof st->note, "no ranged parameter moved any figure in the screening");
-    st->sobol_n = 0;
+    snprintf(st->note, sizeof st->note, "%d ranged parameters are more than the budget can screen (one Morris "
+             "trajectory takes %d points): one quasi-random sample of %d points over all of them gives the interval, "
+             "Spearman's rank correlation the ranking", k, k + 1, st->runs_sobol);
   } else {
-    snprintf(st->note, sizeof st->note, "%d of %d parameters passed the screening (effect >= %.0f%% of the largest "
-             "on some figure)%s", screened_in, k, 100 * UQ_SCREEN_KEEP, screened_in > st->m ? "; the budget let the "
-             "Sobol' phase vary the first ones only" : "");
+    if (m > UQ_SOBOL_MAX_M)
+      m = UQ_SOBOL_MAX_M;
+    while (m > 1 && 2L * m + (long)UQ_MIN_SOBOL_N * (m + 2) > left)
+      m--;
+    if (m >= 1 && 2L * m + (long)UQ_MIN_SOBOL_N * (m + 2) <= left) {
+      st->indices = true;
+      st->sobol_n = (int)((left - 2 * m) / (m + 2));
+    } else { /* too few runs for indices: a plain quasi-random sample for the interval */
+      st->indices = false;
+      m = m > UQ_SOBOL_MAX_M ? UQ_SOBOL_MAX_M : m;
+      while (m > 1 && left - 2 * m < 4)
+        m--;
+      st->sobol_n = (int)((left - 2 * m) / 2);
+    }
+    st->m = m;
+    if (st->m == 0)
+      snprintf(st->note, sizeof st->note, "no ranged parameter moved any figure in the screening: the interval is "
+               "the point");
+    else
+      snprintf(st->note, sizeof st->note, "%d of %d parameters passed the screening (effect >= %.0f%% of the "
+               "largest on some figure)%s", screened_in, k, 100 * UQ_SCREEN_KEEP, screened_in > st->m ? "; the "
+               "budget let the Sobol' phase vary the first ones only" : "");
   }
-  free(score);
+  int nsob = 0;
   if (st->m > 0) {
     struct uq_design sob = {0};
-    if (uq_saltelli_design(k, st->selected, st->m, st->sobol_n, o->seed, &sob)) {
+    if (st->screened && uq_saltelli_design(k, st->selected, st->m, st->sobol_n, o->seed, &sob)) {
       snprintf(err, errlen, "out of memory");
       goto out;
     }
-    int nsob = st->indices ? sob.nruns : 2 * st->sobol_n;
-    st->runs_sobol = nsob;
+    nsob = !st->screened ? 0 : st->indices ? sob.nruns : 2 * st->sobol_n;
+    if (st->screened)
+      st->runs_sobol = nsob;
     st->runs_swing = 2 * st->m;
     phase2.k = k;
     phase2.nruns = nsob + 2 * st->m;
     phase2.u = malloc((size_t)phase2.nruns * k * sizeof *phase2.u);
-    memcpy(phase2.u, sob.u, (size_t)nsob * k * sizeof *phase2.u);
+    if (nsob)
+      memcpy(phase2.u, sob.u, (size_t)nsob * k * sizeof *phase2.u);
     uq_design_free(&sob);
     for (int i = 0; i < 2 * st->m; i++) { /* swings: one parameter at an end, the others at their values */
       double *row = phase2.u + (size_t)(nsob + i) * k;
@@ -494,51 +636,45 @@ int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t
         row[j] = NAN;
       row[st->selected[i / 2]] = i % 2 ? 1.0 : 0.0;
     }
-    int m2 = run_design(st, o, "sample", &phase2, &y2, 0, err, errlen);
+    int m2 = run_design(st, o, st->screened ? "sample" : "swing", &phase2, &y2, 0, err, errlen);
     if (m2 < 0)
       goto out;
     missing += m2;
   }
+  if (st->screened) {
+    if (st->m == 0)
+      for (int f = 0; f < st->nf; f++) {
+        st->f[f].median = st->f[f].p05 = st->f[f].p95 = st->f[f].point;
+        st->f[f].nsamples = 1;
+      }
+    else
+      intervals(st, y2, 0, 2 * st->sobol_n);
+  }
   int n = st->sobol_n;
-  double *v = malloc((size_t)(2 * n + 1) * sizeof *v), *yy = malloc((size_t)(n * (st->m + 2) + 1) * sizeof *yy);
-  for (int f = 0; f < nf; f++) {
+  double *yy = malloc((size_t)(n * (st->m + 2) + 1) * sizeof *yy);
+  for (int f = 0; f < st->nf; f++) {
     struct uq_figure *g = &st->f[f];
-    if (st->m == 0) {
-      g->median = g->p05 = g->p95 = g->point;
-      g->nsamples = 1;
-    } else {
-      g->nsamples = 0;
-      for (int q = 0; q < 2 * n; q++)
-        if (isfinite(v[q] = y2[(size_t)q * nf + f]))
-          g->nsamples++;
-      g->median = uq_quantile(v, 2 * n, 0.5);
-      g->p05 = uq_quantile(v, 2 * n, 0.05);
-      g->p95 = uq_quantile(v, 2 * n, 0.95);
-      if (st->indices) {
-        for (int q = 0; q < n * (st->m + 2); q++)
-          yy[q] = y2[(size_t)q * nf + f];
-        double s1[UQ_SOBOL_MAX_M], stt[UQ_SOBOL_MAX_M];
-        uq_sobol_indices(yy, n, st->m, s1, stt);
-        for (int i = 0; i < st->m; i++) {
-          g->s1[st->selected[i]] = s1[i];
-          g->st[st->selected[i]] = stt[i];
-        }
-      }
+    if (st->indices) {
+      for (int q = 0; q < n * (st->m + 2); q++)
+        yy[q] = y2[(size_t)q * st->nf + f];
+      double s1[UQ_SOBOL_MAX_M], stt[UQ_SOBOL_MAX_M];
+      uq_sobol_indices(yy, n, st->m, s1, stt);
       for (int i = 0; i < st->m; i++) {
-        g->swing_lo[st->selected[i]] = y2[(size_t)(st->runs_sobol + 2 * i) * nf + f];
-        g->swing_hi[st->selected[i]] = y2[(size_t)(st->runs_sobol + 2 * i + 1) * nf + f];
+        g->s1[st->selected[i]] = s1[i];
+        g->st[st->selected[i]] = stt[i];
       }
+    }
+    for (int i = 0; i < st->m; i++) {
+      g->swing_lo[st->selected[i]] = y2[(size_t)(nsob + 2 * i) * st->nf + f];
+      g->swing_hi[st->selected[i]] = y2[(size_t)(nsob + 2 * i + 1) * st->nf + f];
     }
     rank_top(st, g);
   }
-  free(v);
   free(yy);
   rc = missing > 0;
 out:
-  uq_design_free(&morris);
-  uq_design_free(&phase1);
+  free(score);
   uq_design_free(&phase2);
-  free(y1);
   free(y2);
   return rc;
 }
@@ -552,6 +688,7 @@ void uq_study_free(struct uq_study *st)
     free(st->f[f].st);
     free(st->f[f].swing_lo);
     free(st->f[f].swing_hi);
+    free(st->f[f].corr);
   }
   free(st->f);
   for (int j = 0; j < st->k; j++) {

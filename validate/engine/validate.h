@@ -71,6 +71,11 @@ struct row {
   int has_published, has_simulated;
   const char *status; /* pass fail blind excluded */
   char note[256];
+  /* validate --uncertainty: the 90% interval of the simulated value and what moves it */
+  int has_interval, outside; /* outside: the published value lies outside the interval */
+  double p05, median, p95;
+  char top[200];     /* top three parameters, ';' between; "fit residual" on a calibration point */
+  char tornado[200]; /* its tornado plot, relative to the output folder, or "" */
 };
 
 struct rows {
@@ -91,6 +96,18 @@ int compare_claim(const struct icsim_yfile *y, int c, const char *case_name, str
                   size_t errlen);
 /* One verdict line per case (Markdown list items when MARKDOWN); returns the cases not accepted. */
 int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *files, int nfiles, int markdown);
+
+/* ---- uncertainty.c: validate --uncertainty ---- */
+
+struct uq_opts;
+/* Set by `validate --uncertainty`: summary.csv gains p05, median, p95, top_parameters; the report
+ * and the verdicts show the intervals. */
+extern int validate_uncertainty;
+/* Run case Y's uncertainty study into OUTDIR/uncertainty/CASE and give the rows of the case in RS
+ * their intervals (a calibration point's from the fit's residual). Returns 0, 1 when some points
+ * are not done, -1 with ERR. */
+int validate_case_uncertainty(const struct icsim_yfile *y, const char *root, const char *outdir,
+                              const struct uq_opts *o, struct rows *rs, char *err, size_t errlen);
 
 /* ---- report.c ---- */
 
