@@ -32,6 +32,8 @@
 /* The smallest sample an interval is given from (p05 and p95 then lie between the first and
  * last two points: a rough interval, said as such by its sample count). */
 #define UQ_MIN_SAMPLE 8
+/* A screening is worth its points only if at least this many are left for the interval. */
+#define UQ_MIN_SCREENED_SAMPLE 16
 
 /* ---- small helpers ---- */
 
@@ -561,11 +563,14 @@ int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t
   /* the screening takes at most half the budget, one trajectory at the least */
   while (r > 1 && 1 + (long)r * (k + 1) > budget / 2)
     r--;
-  st->screened = 1 + (long)r * (k + 1) + 2 + 4 <= budget;
+  /* screen only when a useful sample is left after one trajectory: else one sample over all */
+  if (1 + (long)r * (k + 1) + 2 + UQ_MIN_SCREENED_SAMPLE > budget)
+    r = 1;
+  st->screened = 1 + (long)r * (k + 1) + 2 + UQ_MIN_SCREENED_SAMPLE <= budget;
   if (!st->screened && budget < 1 + 2 * nswing + UQ_MIN_SAMPLE) {
     snprintf(err, errlen, "--budget %ld is too small: give at least %d (one nominal run, %d sample points, %d swing "
              "runs; screening %d ranged parameters takes %d)", budget, 1 + 2 * nswing + UQ_MIN_SAMPLE, UQ_MIN_SAMPLE,
-             2 * nswing, k, 1 + (k + 1) + 2 + 4);
+             2 * nswing, k, 1 + (k + 1) + 2 + UQ_MIN_SCREENED_SAMPLE);
     return -1;
   }
   double *score = calloc((size_t)k + 1, sizeof *score);
@@ -587,8 +592,9 @@ int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t
     st->m = m = m < nswing ? m : nswing;
     st->indices = false;
     snprintf(st->note, sizeof st->note, "%d ranged parameters are more than the budget can screen (one Morris "
-             "trajectory takes %d points): one quasi-random sample of %d points over all of them gives the interval, "
-             "Spearman's rank correlation the ranking", k, k + 1, st->runs_sobol);
+             "trajectory takes %d points, and %d more are needed for an interval: a budget of %d): one quasi-random "
+             "sample of %d points over all of them gives the interval, Spearman's rank correlation the ranking", k,
+             k + 1, 2 + UQ_MIN_SCREENED_SAMPLE, 1 + (k + 1) + 2 + UQ_MIN_SCREENED_SAMPLE, st->runs_sobol);
   } else {
     if (m > UQ_SOBOL_MAX_M)
       m = UQ_SOBOL_MAX_M;
@@ -600,7 +606,7 @@ int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t
     } else { /* too few runs for indices: a plain quasi-random sample for the interval */
       st->indices = false;
       m = m > UQ_SOBOL_MAX_M ? UQ_SOBOL_MAX_M : m;
-      while (m > 1 && left - 2 * m < 4)
+      while (m > 1 && left - 2 * m < UQ_MIN_SCREENED_SAMPLE)
         m--;
       st->sobol_n = (int)((left - 2 * m) / 2);
     }

@@ -216,6 +216,33 @@ Test(uncertainty, pingpong_sum_of_three_ranged_terms, .timeout = 300)
   free(out);
 }
 
+/* A budget too small to screen (one trajectory of 4 points plus 18 for the interval and swings):
+ * one quasi-random sample over every parameter, ranked by rank correlation; the largest term
+ * (link latency, |rho| about 0.84 against 0.47 and 0.28) comes first. */
+Test(uncertainty, small_budget_samples_everything, .timeout = 120)
+{
+  char dir[] = "/tmp/icsim-uq-small-XXXXXX", cmd[1024], *out;
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, ICSIM " uncertainty -p " ICSIM_SRC "/tests/data/uq-pingpong.yaml -n 2 --budget 20 "
+           "--seed 5 -j 2 -o %s osu_latency -m 1:1 -i 10 -x 1", dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  free(out);
+  char path[512], c[10][128];
+  snprintf(path, sizeof path, "%s/summary.md", dir);
+  char *sum = slurp(path);
+  cr_assert(strstr(sum, "13 sample points over all 3 ranged parameters"), "%s", sum);
+  free(sum);
+  snprintf(path, sizeof path, "%s/uncertainty.csv", dir);
+  char *unc = slurp(path);
+  csv_cells(unc, "osu_latency,1,", c, 8);
+  cr_assert_eq(atoi(c[6]), 13);
+  cr_assert(!strncmp(c[7], "network/link-latency;", 21), "top: %s", c[7]);
+  free(unc);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  run(cmd, &out, 1);
+  free(out);
+}
+
 Test(uncertainty, refuses_what_it_cannot_do)
 {
   char *out;
