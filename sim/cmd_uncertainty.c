@@ -241,7 +241,10 @@ int cmd_uncertainty(int argc, char **argv)
     }
   }
   int rc = uq_study_run(&st, &o, err, sizeof err);
-  if (rc < 0) { /* -2: nothing to sample */
+  if (rc == -3) { /* --slurm --dry-run */
+    fprintf(stderr, "icsim uncertainty: %s\n", err);
+    code = 0;
+  } else if (rc < 0) { /* -2: nothing to sample */
     fprintf(stderr, "icsim uncertainty: %s\n", err);
     code = strstr(err, "interrupted") ? 130 : 2;
   } else if (uq_report_write(&st, &o, err, sizeof err)) {

@@ -139,6 +139,7 @@ struct uq_study {
   /* what the budget bought, for the summary */
   int runs_nominal, runs_morris, runs_sobol, runs_swing, sobol_n;
   bool indices; /* Sobol' indices estimated (else the sample is for the interval only) */
+  bool dry_run;  /* --slurm --dry-run stopped the study after writing its first job scripts */
   bool screened; /* the Morris phase ran (else one sample over every parameter, ranked by correlation) */
   char note[512];
 };
@@ -158,7 +159,7 @@ void uq_entries_free(struct uq_entry *e, int n);
 /* Load the ranged parameters of every entry's platform (with the entry's fixed sets), then run
  * the study: nominal, Morris, Sobol', swings. Returns 0, 1 when some points are not done (failed,
  * or submitted to Slurm without waiting), -1 with ERR, -2 with ERR when no parameter has a range
- * that applies (nothing to sample). */
+ * that applies (nothing to sample), -3 with ERR saying what --slurm --dry-run wrote. */
 int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t errlen);
 void uq_study_free(struct uq_study *st);
 /* uq_report.c: DIR/uncertainty.csv, effects.csv, parameters.csv, summary.md and the tornado plots. */

@@ -310,6 +310,12 @@ static int run_design(struct uq_study *st, const struct uq_opts *o, const char *
       so.wait = !so.dry_run;
       rc = sweep_slurm_submit(&sw[i], pts[i], npts[i], runs, &so, err, errlen) ? -1 : 0;
     }
+    if (!rc && o->so.dry_run) { /* the later phases depend on this one's results */
+      snprintf(err, errlen, "--dry-run: the job scripts of phase %s are written (%s/slurm), nothing is submitted; "
+               "the later phases depend on its results", phase, runs);
+      st->dry_run = true;
+      rc = -1;
+    }
   } else if (!rc) {
     /* one runner for every entry's points, so that one progress line and ETA cover the phase: the
      * points of all entries' sweeps share the axis (variants named alike) and the timing mode */
@@ -679,6 +685,8 @@ int uq_study_run(struct uq_study *st, const struct uq_opts *o, char *err, size_t
   free(yy);
   rc = missing > 0;
 out:
+  if (st->dry_run)
+    rc = -3;
   free(score);
   uq_design_free(&phase2);
   free(y2);

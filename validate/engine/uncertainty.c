@@ -56,7 +56,7 @@ int validate_case_uncertainty(const struct icsim_yfile *y, const char *root, con
   int rc = uq_study_run(&st, &co, err, errlen);
   if (rc >= 0 && uq_report_write(&st, &co, err, errlen))
     rc = -1;
-  if (rc == -2) { /* a platform with no ranges yet: no intervals, said, not a failure */
+  if (rc == -2 || rc == -3) { /* no ranges yet, or --dry-run: no intervals, said, not a failure */
     fprintf(stderr, "icsim validate: %s: no intervals: %s\n", name, err);
     rc = 0;
   } else if (rc < 0) {
