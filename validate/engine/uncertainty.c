@@ -68,8 +68,8 @@ int validate_case_uncertainty(const struct icsim_yfile *y, const char *root, con
     struct row *r = &rs->r[i];
     if (strcmp(r->case_name, name) || !r->has_simulated)
       continue;
-    int entry = -1;
-    if (calibration_point(y, r->metric, r->x, &entry)) {
+    int entry = -1, calibration = calibration_point(y, r->metric, r->x, &entry);
+    if (calibration) {
       /* the fit's residual over this metric's calibration points */
       double ss = 0;
       int n = 0;
@@ -106,7 +106,8 @@ int validate_case_uncertainty(const struct icsim_yfile *y, const char *root, con
                           "(the interval is around the study's)\n", name, r->metric, r->x, g->point, r->simulated);
       }
     }
-    r->outside = r->has_interval && r->has_published && strcmp(r->status, "excluded") &&
+    /* a calibration point outside its residual band is the fit's worst, not a missing mechanism */
+    r->outside = !calibration && r->has_interval && r->has_published && strcmp(r->status, "excluded") &&
                  (r->published < r->p05 || r->published > r->p95);
   }
   uq_entries_free(st.e, st.ne);
