@@ -69,6 +69,8 @@ int validate_case_uncertainty(const struct icsim_yfile *y, const char *root, con
     if (strcmp(r->case_name, name) || !r->has_simulated)
       continue;
     int entry = -1, calibration = calibration_point(y, r->metric, r->x, &entry);
+    if (entry < 0 || case_get(y, "metrics/%d/derive", entry))
+      continue; /* an aggregate or a claim, or a derived metric (its figures are not the runs' rows) */
     if (calibration) {
       /* the fit's residual over this metric's calibration points */
       double ss = 0;
