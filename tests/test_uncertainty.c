@@ -243,6 +243,30 @@ Test(uncertainty, small_budget_samples_everything, .timeout = 120)
   free(out);
 }
 
+/* A validation case: its metric's figures as validate extracts them (here scaled to a round trip). */
+Test(uncertainty, a_case_runs_its_metrics, .timeout = 120)
+{
+  char dir[] = "/tmp/icsim-uq-case-XXXXXX", cmd[1024], *out;
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, ICSIM " uncertainty --case " ICSIM_SRC "/tests/data/cases/uq-pingpong.yaml --budget 40 "
+           "-j 2 -o %s", dir);
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  free(out);
+  char path[512], c[10][128];
+  snprintf(path, sizeof path, "%s/uncertainty.csv", dir);
+  char *unc = slurp(path);
+  csv_cells(unc, "rtt_us,1,", c, 8);
+  /* the round trip: twice the one-way sum of tests/data/uq-pingpong.yaml, its terms at their values */
+  double one_way = atof(c[2]) / 2;
+  cr_assert(one_way > 2 * 0.5 + 0.5 + 1 + 1 && one_way < 2 * 0.5 + 0.5 + 1 + 1 + 0.1, "point %s", c[2]);
+  cr_assert(atof(c[4]) < atof(c[2]) && atof(c[5]) > atof(c[2]), "interval %s .. %s around %s", c[4], c[5], c[2]);
+  cr_assert(!strncmp(c[7], "network/link-latency;", 21), "top: %s", c[7]);
+  free(unc);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  run(cmd, &out, 1);
+  free(out);
+}
+
 Test(uncertainty, refuses_what_it_cannot_do)
 {
   char *out;
