@@ -28,7 +28,7 @@
 #define UQ_SCREEN_KEEP 0.05
 /* Fewer Saltelli rows than this give indices dominated by sampling noise: the sample then only
  * serves the interval. */
-#define UQ_MIN_SOBOL_N 8
+#define UQ_MIN_SOBOL_N 16
 /* The smallest sample an interval is given from (p05 and p95 then lie between the first and
  * last two points: a rough interval, said as such by its sample count). */
 #define UQ_MIN_SAMPLE 8
