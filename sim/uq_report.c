@@ -97,8 +97,8 @@ static void tornado(const struct uq_study *st, const struct uq_figure *g, const 
   int order[UQ_SOBOL_MAX_M], n = 0;
   for (int i = 0; i < st->m; i++) {
     int j = st->selected[i];
-    if (isnan(g->swing_lo[j]) || isnan(g->swing_hi[j]))
-      continue;
+    if (isnan(g->swing_lo[j]) || isnan(g->swing_hi[j]) || (g->swing_lo[j] == g->point && g->swing_hi[j] == g->point))
+      continue; /* a parameter that does not move this figure gets no bar */
     order[n++] = j;
   }
   for (int a = 1; a < n; a++) /* narrowest first: gnuplot draws y = 0 at the bottom */
@@ -126,7 +126,13 @@ static void tornado(const struct uq_study *st, const struct uq_figure *g, const 
   tprintf(&s, "# gnuplot -e \"set output '%s.png'\" %s.gp   (written by icsim uncertainty)\n", slug, slug);
   tprintf(&s, "set terminal pngcairo size 1100,%d noenhanced\n", 160 + 40 * n);
   tprintf(&s, "set title '%s at %s: each parameter at its low (blue) and high (red) end'\n", g->metric, g->x);
-  tprintf(&s, "set ytics nomirror\nset yrange [-0.7:%d.7]\nset grid x\nunset key\nset lmargin 42\n", n - 1);
+  size_t longest = 10; /* the left margin fits the longest label (characters) */
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(st->pname[order[i]]) + strlen(st->p[order[i]].range_text) + 1;
+    longest = len > longest ? len : longest;
+  }
+  tprintf(&s, "set ytics nomirror\nset yrange [-0.7:%d.7]\nset grid x\nunset key\nset lmargin %zu\n", n - 1,
+          longest + 3);
   tprintf(&s, "set xlabel '%s (dashed: point %.4g; grey: 90%% interval %.4g .. %.4g)'\n", g->metric, g->point,
           g->p05, g->p95);
   tprintf(&s, "set style fill solid 0.7 border -1\nset arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 front\n",
