@@ -244,9 +244,14 @@ int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *fil
     if (xf) /* the exclusion bound is shown only by the cases that set one */
       fprintf(f, "; %d of %d published points excluded (%.1f%%, at most %.0f%%)", excl, published, 100 * excl_share,
               100 * max_ex);
+    int fitted = 0;
+    for (size_t k = 0; k < rs->n; k++)
+      fitted += !strcmp(rs->r[k].case_name, name) && strstr(rs->r[k].top, "fit residual") != NULL;
     if (intervals) /* validate --uncertainty */
       fprintf(f, "; %d of %d published values outside their 90%% interval%s", outside, intervals,
               outside ? " (a mechanism missing, not a parameter to move)" : "");
+    else if (fitted)
+      fprintf(f, "; every compared point is a calibration point, its interval the fit's residual");
     fprintf(f, "\n");
   }
   return rejected;
