@@ -148,7 +148,7 @@ struct uq_study {
 #define UQ_DEFAULT_BUDGET 200
 /* ... and of each case's study in `validate --uncertainty` (validate/README.md: what it buys, and
  * why every case then fits in an hour on a 2-core machine). */
-#define UQ_VALIDATE_BUDGET 32
+#define UQ_VALIDATE_BUDGET 24
 
 /* The entries of validation case Y (one per metric entry, as validate runs them), the user's
  * sets last. Returns the count; free with uq_entries_free. */
