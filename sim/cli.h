@@ -16,6 +16,7 @@ int cmd_place(int argc, char **argv);
 int cmd_place_pattern(const char *platform, int nranks, const char *pattern_file, const char *write_best,
                       unsigned seed, char **sets, int nsets);
 int cmd_sweep(int argc, char **argv);
+int cmd_uncertainty(int argc, char **argv);
 int cmd_calibrate_host(int argc, char **argv);
 /* icsim calibrate: a platform fitted to measured benchmark outputs (calibrate.h). */
 int cmd_calibrate(int argc, char **argv);

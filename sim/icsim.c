@@ -18,6 +18,7 @@ static void usage(FILE *f)
              "  place     rank the subsystem shapes of P cores for an exchange pattern\n"
              "  sweep     run a what-if study (a sweep file) locally or on Slurm, resumable\n"
              "  calibrate fit a platform's free parameters to measured OSU/NetPIPE outputs\n"
+             "  uncertainty  intervals and sensitivities of a run's or a case's figures from the parameters' ranges\n"
              "  calibrate-host  measure this machine's speed (used by run --host-timing on)\n"
              "`icsim COMMAND --help` for each command's options.\n");
 }
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
     return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(argv[1], "calibrate"))
     return cmd_calibrate(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "uncertainty"))
+    return cmd_uncertainty(argc - 1, argv + 1);
   if (!strcmp(argv[1], "calibrate-host"))
     return cmd_calibrate_host(argc - 1, argv + 1);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

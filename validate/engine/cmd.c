@@ -18,6 +18,7 @@
 #include "stats_json.h"
 #include "cli.h"
 #include "scratch.h"
+#include "uq.h"
 #include "validate.h"
 
 static char *read_all(int fd)
@@ -261,10 +262,15 @@ static int list_cases(const char *dir, char ***names)
 static void usage(FILE *f)
 {
   fprintf(f, "usage: icsim validate [CASE...] [--out DIR] [--list] [--keys]\n"
+             "       icsim validate [CASE...] --uncertainty [--budget B] [--seed S] [-j J] [--slurm ...]\n"
              "Runs validation cases (validate/cases/CASE.yaml; all when none named) and writes\n"
              "DIR/summary.csv, DIR/report.md and plots (default DIR: validate/out).\n"
+             "--uncertainty adds each case's uncertainty study (icsim uncertainty --case; kept in\n"
+             "DIR/uncertainty/CASE, resumable): summary.csv gains p05, median, p95, top_parameters, the report\n"
+             "intervals and tornado plots, and a published value outside its interval is flagged as a missing\n"
+             "mechanism. --budget: points per case (default %d; a point runs every program of the case).\n"
              "--keys prints the keys of a case file as a Markdown table (validate/README.md).\n"
-             "Exit status 1 if any case is not accepted, 2 on bad input.\n");
+             "Exit status 1 if any case is not accepted, 2 on bad input.\n", UQ_VALIDATE_BUDGET);
 }
 
 /* The temporary folder beside OUTDIR where the outputs are built (its parent created). */
@@ -289,7 +295,8 @@ static int make_tmpdir(const char *outdir, char *tmpdir, size_t len)
 }
 
 /* Run the NFILES loaded cases; returns the exit status. */
-static int run_cases(const struct icsim_yfile *files, int nfiles, int total, const char *root, const char *outdir)
+static int run_cases(const struct icsim_yfile *files, int nfiles, int total, const char *root, const char *outdir,
+                     const struct uq_opts *uq)
 {
   char tmpdir[PATH_MAX], err[4096];
   if (make_tmpdir(outdir, tmpdir, sizeof tmpdir))
@@ -311,6 +318,17 @@ static int run_cases(const struct icsim_yfile *files, int nfiles, int total, con
                          .tmpdir = tmpdir, .sets = sets, .nsets = nsets, .progress = &progress, .total = total};
     failed = run_case(&c, &rs, plots, &nplots, err, sizeof err);
   }
+  /* --uncertainty: each case's study after every plain run, so that the point predictions and the
+   * comparisons are the plain ones; the studies only add intervals */
+  int incomplete = 0;
+  for (int i = 0; uq && i < nfiles && !failed; i++) {
+    int rc = validate_case_uncertainty(&files[i], root, outdir, uq, &rs, err, sizeof err);
+    failed = rc < 0;
+    incomplete += rc > 0;
+  }
+  if (incomplete)
+    fprintf(stderr, "icsim validate: %d case studies have points that failed or are not done (see "
+                    "%s/uncertainty/CASE/runs/failed); their intervals use the points done\n", incomplete, outdir);
   if (!failed) {
     for (int p = 0; p < nplots; p++)
       make_plot(&plots[p], &rs, tmpdir);
@@ -336,14 +354,45 @@ int cmd_validate(int argc, char **argv)
 {
   char outdir[PATH_MAX];
   snprintf(outdir, sizeof outdir, "%s/validate/out", ICSIM_SRCDIR);
-  int list = 0, c;
+  int list = 0, c, uncertainty = 0;
+  enum { O_UNC = 1000, O_BUDGET, O_SEED, O_SLURM, O_PARTITION, O_TIME, O_ACCOUNT };
   static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"list", no_argument, 0, 'l'},
                                        {"keys", no_argument, 0, 'k'},       {"help", no_argument, 0, 'h'},
+                                       {"uncertainty", no_argument, 0, O_UNC}, {"budget", required_argument, 0, O_BUDGET},
+                                       {"seed", required_argument, 0, O_SEED}, {"jobs", required_argument, 0, 'j'},
+                                       {"slurm", no_argument, 0, O_SLURM}, {"partition", required_argument, 0, O_PARTITION},
+                                       {"time", required_argument, 0, O_TIME}, {"account", required_argument, 0, O_ACCOUNT},
                                        {0, 0, 0, 0}};
+  struct uq_opts uq = {.budget = UQ_VALIDATE_BUDGET, .seed = 1, .trajectories = 4,
+                       .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .so = {.chunk = 1}};
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:j:h", opts, NULL)) != -1) {
+    char *end;
+    long v;
     switch (c) {
     case 'o': snprintf(outdir, sizeof outdir, "%s", optarg); break;
+    case O_UNC: uncertainty = 1; break;
+    case O_BUDGET:
+    case O_SEED:
+    case 'j':
+      v = strtol(optarg, &end, 10);
+      if (!*optarg || *end || v < (c == O_SEED ? 0 : c == 'j' ? 1 : 8) || v > 2147483647L) {
+        fprintf(stderr, "icsim validate: %s %s: give a whole number (%s)\n",
+                c == O_SEED ? "--seed" : c == 'j' ? "-j" : "--budget", optarg,
+                c == O_SEED ? "0 or more" : c == 'j' ? "1 or more" : "8 or more");
+        return 2;
+      }
+      if (c == O_BUDGET)
+        uq.budget = v;
+      else if (c == O_SEED)
+        uq.seed = (unsigned long)v;
+      else
+        uq.jobs = (int)v;
+      break;
+    case O_SLURM: uq.slurm = true; break;
+    case O_PARTITION: uq.so.partition = optarg; break;
+    case O_TIME: uq.so.time = optarg; break;
+    case O_ACCOUNT: uq.so.account = optarg; break;
     case 'l': list = 1; break;
     case 'k': validate_case_keys_markdown(stdout); return 0;
     case 'h': usage(stdout); return 0;
@@ -388,7 +437,8 @@ int cmd_validate(int argc, char **argv)
       total++;
   }
   if (loaded == nchosen) {
-    rc = run_cases(files, nchosen, total, root, outdir);
+    validate_uncertainty = uncertainty;
+    rc = run_cases(files, nchosen, total, root, outdir, uncertainty ? &uq : NULL);
     validate_print_transfer_counts(stdout);
   }
   for (int i = 0; i < nchosen; i++) /* zeroed or freed when not loaded */

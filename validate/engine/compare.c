@@ -212,7 +212,7 @@ int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *fil
     const char *xf = case_get(&files[i], "acceptance/max-excluded-fraction", 0);
     double need = case_num(&files[i], "acceptance/pass-fraction", 0, 1);
     double max_ex = case_num(&files[i], "acceptance/max-excluded-fraction", 0, 1);
-    int pass = 0, fail = 0, excl = 0, blind = 0;
+    int pass = 0, fail = 0, excl = 0, blind = 0, outside = 0, intervals = 0;
     for (size_t k = 0; k < rs->n; k++) {
       if (strcmp(rs->r[k].case_name, name))
         continue;
@@ -220,10 +220,19 @@ int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *fil
       pass += !strcmp(rs->r[k].status, "pass");
       fail += !strcmp(rs->r[k].status, "fail");
       excl += !strcmp(rs->r[k].status, "excluded");
+      outside += rs->r[k].outside;
+      intervals += rs->r[k].has_interval && rs->r[k].has_published && strcmp(rs->r[k].status, "excluded") &&
+                   !strstr(rs->r[k].top, "fit residual"); /* a calibration point is judged by the fit */
     }
     int compared = pass + fail, published = compared + excl;
     if (published == 0) {
-      if (blind)
+      int blind_iv = 0;
+      for (size_t k = 0; k < rs->n; k++)
+        blind_iv += !strcmp(rs->r[k].case_name, name) && !strcmp(rs->r[k].status, "blind") && rs->r[k].has_interval;
+      if (blind && blind_iv) /* validate --uncertainty */
+        fprintf(f, "%s%s: predictions only (%d blind points, %d with a 90%% interval, nothing to accept)\n",
+                markdown ? "- " : "", name, blind, blind_iv);
+      else if (blind)
         fprintf(f, "%s%s: predictions only (%d blind points, nothing to accept)\n", markdown ? "- " : "", name, blind);
       continue;
     }
@@ -235,6 +244,14 @@ int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *fil
     if (xf) /* the exclusion bound is shown only by the cases that set one */
       fprintf(f, "; %d of %d published points excluded (%.1f%%, at most %.0f%%)", excl, published, 100 * excl_share,
               100 * max_ex);
+    int fitted = 0;
+    for (size_t k = 0; k < rs->n; k++)
+      fitted += !strcmp(rs->r[k].case_name, name) && strstr(rs->r[k].top, "fit residual") != NULL;
+    if (intervals) /* validate --uncertainty */
+      fprintf(f, "; %d of %d published values outside their 90%% interval%s", outside, intervals,
+              outside ? " (a mechanism missing, not a parameter to move)" : "");
+    else if (fitted)
+      fprintf(f, "; every compared point is a calibration point, its interval the fit's residual");
     fprintf(f, "\n");
   }
   return rejected;

@@ -64,7 +64,7 @@ void extract_columns(const char *text, int column, const char *xfmt, double scal
 }
 
 /* Value of a "  Name   =   value" line, or NAN. */
-static double field_value(const char *text, const char *name)
+double extract_field_value(const char *text, const char *name)
 {
   size_t len = strlen(name);
   for (const char *line = text; line && *line;) {
@@ -92,7 +92,7 @@ int extract_field(const struct icsim_yfile *y, int mi, const char *text, const c
                   struct point **out, size_t *n, char *err, size_t errlen)
 {
   const char *field = case_get(y, "metrics/%d/field", mi);
-  double v = field_value(text, field);
+  double v = extract_field_value(text, field);
   if (isnan(v)) {
     snprintf(err, errlen, "%s: metric %d: the workload printed no '%s = number' line", y->path, mi, field);
     return -1;
@@ -102,7 +102,7 @@ int extract_field(const struct icsim_yfile *y, int mi, const char *text, const c
   const char *part;
   for (int k = 0; (part = case_item(y, "metrics/%d/breakdown/%d", mi, k)); k++) {
     size_t used = strlen(p->note);
-    snprintf(p->note + used, sizeof p->note - used, "%s%s %.4g", used ? ", " : "", part, field_value(text, part));
+    snprintf(p->note + used, sizeof p->note - used, "%s%s %.4g", used ? ", " : "", part, extract_field_value(text, part));
   }
   return 0;
 }

@@ -55,6 +55,8 @@ int load_published(const char *path, const char *metric, struct point **out, siz
 /* Rows "x v1 v2 ...": the value of COLUMN (1-based) times SCALE per row; x is column 1, or
  * XFMT with {k} replaced by column k ("m={1},cf={2}"). Appended to *OUT. */
 void extract_columns(const char *text, int column, const char *xfmt, double scale, struct point **out, size_t *n);
+/* Value of a "  Name   =   value" line of TEXT, or NAN. */
+double extract_field_value(const char *text, const char *name);
 /* One point from a report block ("Name = value" lines): the value of metric entry MI's
  * `field` times SCALE at x X, its `breakdown` fields in the note. Returns 0 or -1 with ERR. */
 int extract_field(const struct icsim_yfile *y, int mi, const char *text, const char *x, double scale,
@@ -69,6 +71,11 @@ struct row {
   int has_published, has_simulated;
   const char *status; /* pass fail blind excluded */
   char note[256];
+  /* validate --uncertainty: the 90% interval of the simulated value and what moves it */
+  int has_interval, outside; /* outside: the published value lies outside the interval */
+  double p05, median, p95;
+  char top[200];     /* top three parameters, ';' between; "fit residual" on a calibration point */
+  char tornado[200]; /* its tornado plot, relative to the output folder, or "" */
 };
 
 struct rows {
@@ -89,6 +96,18 @@ int compare_claim(const struct icsim_yfile *y, int c, const char *case_name, str
                   size_t errlen);
 /* One verdict line per case (Markdown list items when MARKDOWN); returns the cases not accepted. */
 int print_verdicts(FILE *f, const struct rows *rs, const struct icsim_yfile *files, int nfiles, int markdown);
+
+/* ---- uncertainty.c: validate --uncertainty ---- */
+
+struct uq_opts;
+/* Set by `validate --uncertainty`: summary.csv gains p05, median, p95, top_parameters; the report
+ * and the verdicts show the intervals. */
+extern int validate_uncertainty;
+/* Run case Y's uncertainty study into OUTDIR/uncertainty/CASE and give the rows of the case in RS
+ * their intervals (a calibration point's from the fit's residual). Returns 0, 1 when some points
+ * are not done, -1 with ERR. */
+int validate_case_uncertainty(const struct icsim_yfile *y, const char *root, const char *outdir,
+                              const struct uq_opts *o, struct rows *rs, char *err, size_t errlen);
 
 /* ---- report.c ---- */
 
