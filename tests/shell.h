@@ -41,4 +41,19 @@ __attribute__((unused)) static double row_value(const char *out, long size)
   return -1;
 }
 
+#ifdef cr_assert_eq /* a Criterion test (criterion.h included before this file) */
+#include <stdarg.h>
+/* Run CMD with its output merged: its exit status must be STATUS and its output hold each needle of
+ * the NULL-terminated list AP. Returns the output, to be freed. */
+__attribute__((unused)) static char *run_expecting(const char *cmd, int status, va_list ap)
+{
+  char *out;
+  int rc = run(cmd, &out, 1);
+  cr_assert_eq(rc, status, "'%s' exited %d, expected %d:\n%s", cmd, rc, status, out);
+  for (const char *needle; (needle = va_arg(ap, const char *));)
+    cr_assert(strstr(out, needle), "'%s' said:\n%s\nexpected: %s", cmd, out, needle);
+  return out;
+}
+#endif
+
 #endif

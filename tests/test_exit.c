@@ -52,15 +52,12 @@ static int entries(const char *dir)
 /* Run `icsim ARGS` (stdout and stderr merged), expect STATUS and every NULL-terminated needle. */
 static char *expect(int status, const char *args, ...)
 {
-  char *cmd, *out;
+  char *cmd;
   if (asprintf(&cmd, "TMPDIR=%s " ICSIM " %s", tmpdir, args) < 0)
     abort();
-  int rc = run(cmd, &out, 1);
-  cr_assert_eq(rc, status, "'%s' exited %d, expected %d:\n%s", cmd, rc, status, out);
   va_list ap;
   va_start(ap, args);
-  for (const char *needle; (needle = va_arg(ap, const char *));)
-    cr_assert(strstr(out, needle), "'%s' said:\n%s\nexpected: %s", cmd, out, needle);
+  char *out = run_expecting(cmd, status, ap);
   va_end(ap);
   /* SimGrid's own failure reports never reach the user */
   cr_assert(!strstr(out, "Backtrace") && !strstr(out, "CRITICAL") && !strstr(out, "Actor pid"), "%s:\n%s", cmd,
