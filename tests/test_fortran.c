@@ -46,16 +46,36 @@ static char *icsim_run(const char *platform, const char *args)
   return out;
 }
 
+/* The platform's node count (icsim describe); the test stops if it cannot be read. */
+static int nodes_of(const char *path)
+{
+  char *cmd, *out;
+  if (asprintf(&cmd, ICSIM " describe -p %s", path) < 0)
+    abort();
+  int rc = run(cmd, &out, 1), n = -1;
+  cr_assert_eq(rc, 0, "%s\n%s", cmd, out);
+  const char *p = strstr(out, "\nnodes/count");
+  if (p)
+    sscanf(p + strlen("\nnodes/count"), "%d", &n);
+  cr_assert_geq(n, 1, "%s: no nodes/count line in\n%s", cmd, out);
+  free(cmd);
+  free(out);
+  return n;
+}
+
 static void latency_twins(const char *path, const char *name)
 {
   const char *opts = "-m 1:65536 -i 20 -x 2";
+  /* one rank on each of two nodes, or both on the one node of a one-node platform (ompi5490-haswell-ep) */
+  int two = nodes_of(path) >= 2;
+  const char *place = two ? "2x1" : "1x2";
   char args[256];
-  snprintf(args, sizeof args, "-n 2 --place 2x1 " WL "osu_latency %s", opts);
+  snprintf(args, sizeof args, "-n 2 --place %s " WL "osu_latency %s", place, opts);
   char *c = icsim_run(path, args);
-  snprintf(args, sizeof args, "-n 2 --place 2x1 " WL "osu_latency_f %s", opts);
+  snprintf(args, sizeof args, "-n 2 --place %s " WL "osu_latency_f %s", place, opts);
   char *f = icsim_run(path, args);
-  printf("%s: osu_latency %s, 2 ranks on 2 nodes\n%10s %14s %14s %9s\n", name, opts, "size", "C us", "Fortran us",
-         "diff");
+  printf("%s: osu_latency %s, 2 ranks on %s\n%10s %14s %14s %9s\n", name, opts, two ? "2 nodes" : "1 node", "size",
+         "C us", "Fortran us", "diff");
   int rows = 0;
   for (long size = 1; size <= 65536; size *= 2, rows++) {
     double vc = row_value(c, size), vf = row_value(f, size);
@@ -82,34 +102,20 @@ static int checksum(const char *out, int n, double v[2])
   return sscanf(p, "%lf %lf", &v[0], &v[1]) == 2;
 }
 
-/* The platform's node count (icsim describe), or -1. */
-static int nodes_of(const char *path)
-{
-  char *cmd, *out;
-  if (asprintf(&cmd, ICSIM " describe -p %s", path) < 0)
-    abort();
-  int rc = run(cmd, &out, 1), n = -1;
-  cr_assert_eq(rc, 0, "%s\n%s", cmd, out);
-  const char *p = strstr(out, "\nnodes/count");
-  if (p)
-    sscanf(p + strlen("\nnodes/count"), "%d", &n);
-  free(cmd);
-  free(out);
-  return n;
-}
-
 static void ft_twins(const char *path, const char *name)
 {
-  /* 4 ranks on 4 nodes, or 2 a node where the platform has fewer (the two-node case platforms) */
-  int wide = nodes_of(path) >= 4;
-  const char *place = wide ? "-n 4 --place 4x1 " : "-n 4 --place 2x2 ";
+  /* 4 ranks on 4 nodes, or 2 a node where the platform has fewer (the two-node case platforms), or all 4 on
+   * the one node of a one-node platform */
+  int nodes = nodes_of(path);
+  const char *place = nodes >= 4 ? "-n 4 --place 4x1 " : nodes >= 2 ? "-n 4 --place 2x2 " : "-n 4 --place 1x4 ";
   char cargs[256], fargs[256];
   snprintf(cargs, sizeof cargs, "%s" WL "ft_comm S", place);
   snprintf(fargs, sizeof fargs, "%s" WL "ft_comm_f S", place);
   char *c = icsim_run(path, cargs);
   char *f = icsim_run(path, fargs);
   double tc = labelled(c, "Time in seconds"), tf = labelled(f, "Time in seconds");
-  printf("%s: ft_comm S, 4 ranks on %s: C %.9f s, Fortran %.9f s (%+.3f%%)\n", name, wide ? "4 nodes" : "2 nodes",
+  printf("%s: ft_comm S, 4 ranks on %s: C %.9f s, Fortran %.9f s (%+.3f%%)\n", name,
+         nodes >= 4 ? "4 nodes" : nodes >= 2 ? "2 nodes" : "1 node",
          tc, tf, tc > 0 ? 100 * (tf - tc) / tc : NAN);
   cr_expect(tc > 0 && tf > 0 && fabs(tf - tc) <= 0.01 * tc, "%s: C %.9f s, Fortran %.9f s", name, tc, tf);
   /* the same data moved the same way: identical checksums, iteration by iteration */
