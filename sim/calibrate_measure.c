@@ -78,6 +78,8 @@ static int number(const char *tok, double *v)
   return end != tok && !*end && !errno && isfinite(*v) ? 0 : -1;
 }
 
+enum { CAL_MAX_ROWS = 4096 };
+
 static int push_row(struct cal_table *t, double size, double value, double half, int line, bool keep_first,
                     const char *path, char *err, size_t errlen)
 {
@@ -89,6 +91,13 @@ static int push_row(struct cal_table *t, double size, double value, double half,
                icsim_path_shown(path), line, size, t->rows[i].line);
       return -1;
     }
+  /* every row is checked against every other: a table of a benchmark's sizes has tens of rows
+   * (NetPIPE's perturbations some hundreds), so a bound keeps a hostile file from taking hours */
+  if (t->n >= CAL_MAX_ROWS) {
+    snprintf(err, errlen, "%s:%d: more than %d rows: not one benchmark's table (give each run's output in a file "
+             "of its own)", icsim_path_shown(path), line, CAL_MAX_ROWS);
+    return -1;
+  }
   t->rows = realloc(t->rows, (size_t)(t->n + 1) * sizeof *t->rows);
   t->rows[t->n++] = (struct cal_row){size, value, half, line};
   return 0;

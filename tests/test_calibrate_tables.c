@@ -111,3 +111,28 @@ Test(tables, refused_lines_named)
   cr_expect_eq(read_text("       1 0.499560\n", CAL_FORMAT_DETECT, 0, &t, err, sizeof err), -1);
   cr_expect(strstr(err, ":1: cannot read '1 0.499560': a NetPIPE np.out row"), "%s", err);
 }
+
+/* Rows are checked against one another for repeated sizes, so a table is bounded: 4096 rows read,
+ * one more refused with its line (a hostile file of a million rows would otherwise take hours). */
+Test(tables, row_bound)
+{
+  struct cal_table t;
+  char err[512];
+  for (int rows = 4096; rows <= 4097; rows++) {
+    size_t cap = (size_t)rows * 32 + 64, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text, cap, "# Size      Bandwidth (MB/s)\n");
+    for (int r = 0; r < rows; r++)
+      len += (size_t)snprintf(text + len, cap - len, "%d 1.00\n", r + 1);
+    int rc = read_text(text, CAL_FORMAT_DETECT, 0, &t, err, sizeof err);
+    free(text);
+    if (rows == 4096) {
+      cr_assert_eq(rc, 0, "%s", err);
+      cr_expect_eq(t.n, 4096);
+      cal_table_free(&t);
+    } else {
+      cr_assert_eq(rc, -1);
+      cr_expect(strstr(err, ":4098: more than 4096 rows") != NULL, "%s", err);
+    }
+  }
+}

@@ -5,7 +5,8 @@
  * validation case loader (validate_case_load), the sweep file loader (sweep_load, sweep_points),
  * the placement file reader (`--place FILE`, icsim_placement_file_read, against a fixed platform),
  * the communication pattern reader (`icsim place --pattern-file`, smpo_pattern_read) and the
- * published tables' reader (validate/data/NAME.csv, load_published). A first line `# --set KEY=VALUE` or
+ * published tables' reader (validate/data/NAME.csv, load_published), and icsim calibrate's measurement
+ * sets and benchmark tables (cal_set_load, cal_table_read). A first line `# --set KEY=VALUE` or
  * `# --place SPEC` (a YAML comment, so the rest still parses) also feeds that command-line value
  * in, so the fuzzer reaches the --set and --place parsers too.
  *
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "mapping.h"
 #include "placement_file.h"
 #include "platform.h"
@@ -97,6 +99,17 @@ static void load_everything(const char *set, const char *place)
   size_t npts = 0;
   if (load_published(path, "osu_latency_us", &pts, &npts, err, sizeof err) == 0)
     free(pts);
+  /* icsim calibrate's inputs: a benchmark's output table (OSU or NetPIPE, found by its header, and
+   * OSU read at another value column), and a measurement set with the tables it names beside it */
+  struct cal_table t;
+  if (cal_table_read(path, NULL, CAL_FORMAT_DETECT, 0, &t, err, sizeof err) == 0)
+    cal_table_free(&t);
+  if (cal_table_read(path, NULL, CAL_FORMAT_OSU, 3, &t, err, sizeof err) == 0)
+    cal_table_free(&t);
+  struct cal_set cs = {0};
+  if (cal_set_load(&cs, path, false, err, sizeof err) == 0)
+    cal_set_finish(&cs, err, sizeof err);
+  cal_set_free(&cs);
   /* further loaders go here */
 }
 
