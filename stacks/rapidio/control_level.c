@@ -201,6 +201,18 @@ static double control_message_s(const struct rio_state *s, double route_lat_s)
   return cpu + rio_messages_s(p, rio_round(p, p->small_header_B), s->link_bw_Bps, route_lat_s, NULL, NULL);
 }
 
+/* The queue of driver work (bounce copies, MX's rendezvous work) that node NODE's core runs for
+ * its transfers in direction DIR (RIO_FLOW_OUT: it sends, RIO_FLOW_IN: it receives). The
+ * 1890VM6Ya has one CPU core (paper: "CPU core + FP coprocessor + RapidIO controller on one
+ * chip"; the platform's one core per node), and the whole driver stack runs on it for both
+ * directions: a node that sends and receives at once does both drivers' work one job after
+ * another (rapidio/shared-core). Switched off, each direction has its own queue, as if the
+ * sending and the receiving driver ran on two cores. */
+static double *driver_queue(struct rio_state *s, int node, int dir)
+{
+  return &s->node[node].driver_busy_until[s->p.shared_core ? 0 : dir];
+}
+
 /* Small data to the receiver's common queue on mailbox 0: header + data rounded, cut into 4 KiB
  * RapidIO messages (pieces), one common-queue buffer each, reassembled by the receiver. The
  * sending driver handles one piece at a time: it learns that a piece completed (completion
@@ -272,13 +284,13 @@ static double small_data(struct rio_state *s, struct rio_control_msg *m, struct 
      * pulled transfer on the node, while the gaps of one transfer's chain (completion latency)
      * leave it free for others' pieces. The transfer cannot end before both drivers have done
      * the work queued before it and its own. */
-    struct rio_node *tx = &s->node[m->src], *rx = &s->node[m->dst];
     /* the node's one core also runs MX's per-message rendezvous work (RNDV, PULL, NOTIFY,
      * registration) in the kernel: queued with the copies, it fills the chain's gaps */
     double work = copies + p->mx_large_instructions / s->clock_Hz;
-    tx->driver_busy_until = fmax(tx->driver_busy_until, m->at_s) + work;
-    rx->drain_busy_until = fmax(rx->drain_busy_until, m->at_s) + work;
-    end = fmax(end, fmax(tx->driver_busy_until, rx->drain_busy_until) + copy);
+    double *txq = driver_queue(s, m->src, RIO_FLOW_OUT), *rxq = driver_queue(s, m->dst, RIO_FLOW_IN);
+    *txq = fmax(*txq, m->at_s) + work;
+    *rxq = fmax(*rxq, m->at_s) + work;
+    end = fmax(end, fmax(*txq, *rxq) + copy);
   }
   double span = end - m->at_s;
   if (m->pulled) {

@@ -51,6 +51,10 @@ const struct icsim_param_desc rio_params_table[RIO_NPARAMS] = {
       "buffer alignment for dedicated-queue zero-copy; others take a bounce copy", zero_copy_align_B),
     B("rapidio/manual-programming", "true", "paper", "each 4 KiB message of a large transfer programmed by hand",
       manual_programming),
+    B("rapidio/shared-core", "true", "paper",
+      "the SoC's one CPU core runs the sending and the receiving driver's queued work (bounce copies, MX rendezvous) "
+      "one job after another; false: each direction's driver work has a core of its own (two overlapping queues)",
+      shared_core),
     Q("rapidio/completion-latency", ICSIM_DIM_TIME, 0, 1, "190us", "assumed",
       "a 4 KiB message done -> the driver learns it and may start the next (interrupt, wake-up)",
       completion_latency_s),

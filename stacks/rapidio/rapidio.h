@@ -54,6 +54,8 @@ struct rio_params {
   bool round_to_segment;     /* send and receive sizes rounded up to 256 B (the paper's fix) */
   double zero_copy_align_B;  /* buffer alignment needed for dedicated-queue zero-copy */
   bool manual_programming;   /* each 4 KiB message programmed by hand (false: by hardware) */
+  bool shared_core;          /* one core runs the sending and the receiving driver's work (false:
+                              * the two directions' driver work overlaps, as on two cores) */
   double completion_latency_s; /* a finished 4 KiB message -> driver programs the next */
   /* software */
   double mx_instructions;        /* driver + MX + MPICH per small message, each side */
@@ -132,8 +134,11 @@ enum { RIO_FLOW_IN, RIO_FLOW_OUT };
 
 struct rio_node {
   struct rio_control_mailbox control;
-  double driver_busy_until; /* pulled pieces: the sending driver has copied all queued ones */
-  double drain_busy_until;  /* pulled pieces: the receiving driver has copied all queued ones out */
+  /* Pulled pieces: when the node's core has done the driver work queued on it (bounce copies into
+   * and out of the bounce buffers, MX's rendezvous work). With rapidio/shared-core the node's one
+   * core runs the sending and the receiving driver alike: one queue, [0]. Without it each
+   * direction has its own, [RIO_FLOW_OUT] the sending and [RIO_FLOW_IN] the receiving driver's. */
+  double driver_busy_until[2];
   double out_busy_until, in_busy_until; /* pulled and dedicated-queue data: link time queued on each lane */
   double *queue_free_at;        /* [dedicated_queues] */
   double io_free_at;            /* the CPU issues IO transactions one stream at a time */
@@ -241,7 +246,7 @@ double rio_small_cpu_s(const struct rio_state *s, double bytes);
 double rio_large_send_cpu_s(const struct rio_state *s, double bytes);
 
 /* params.c */
-#define RIO_NPARAMS 29
+#define RIO_NPARAMS 30
 extern const struct icsim_param_desc rio_params_table[RIO_NPARAMS];
 extern const size_t rio_params_table_len;
 

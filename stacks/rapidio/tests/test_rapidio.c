@@ -35,6 +35,7 @@ static struct rio_state mk(int nodes)
   p->round_to_segment = true;
   p->zero_copy_align_B = 4096;
   p->manual_programming = true;
+  p->shared_core = true;
   p->completion_latency_s = 100e-6;
   p->mx_instructions = 20000;
   p->mx_large_instructions = 5000;
@@ -226,8 +227,8 @@ Test(rapidio, pulled_data_is_copied_piece_by_piece_by_both_drivers)
   /* each driver has 2 x c4 + c256 of copying and MX's rendezvous work (5000 instructions at
    * 50 MHz) queued from the data's start */
   double mxw = 5000 / 50e6;
-  cr_assert_float_eq(s.node[0].driver_busy_until, handshake + 2 * c4 + c256 + mxw, 1e-12);
-  cr_assert_float_eq(s.node[1].drain_busy_until, handshake + 2 * c4 + c256 + mxw, 1e-12);
+  cr_assert_float_eq(s.node[0].driver_busy_until[0], handshake + 2 * c4 + c256 + mxw, 1e-12);
+  cr_assert_float_eq(s.node[1].driver_busy_until[0], handshake + 2 * c4 + c256 + mxw, 1e-12);
   /* a second pulled transfer started at once finds both drivers' queues: the chain's gaps (two
    * completions of 100 us) are shorter than the first transfer's copies, so it ends when the
    * drivers have done both transfers' work (2 x (2 x c4 + c256 + mxw)) and its last piece out */
@@ -236,8 +237,60 @@ Test(rapidio, pulled_data_is_copied_piece_by_piece_by_both_drivers)
   double both = 2 * (2 * c4 + c256 + mxw);
   cr_assert(handshake + both + c256 > handshake + chain);
   cr_assert_float_eq(u.total_s, handshake + both + c256, 1e-12);
-  cr_assert_float_eq(s.node[0].driver_busy_until, handshake + both, 1e-12);
+  cr_assert_float_eq(s.node[0].driver_busy_until[0], handshake + both, 1e-12);
   rio_state_free(&s);
+}
+
+/* Bidirectional exchange of pulled messages between two nodes: N = 2 transfers of 8192 B each
+ * way, all started at t = 0 (a window, as osu_bibw posts it). Every pulled transfer queues
+ * W = its bounce copies (2 x 4096 B + 256 B at 25 MB/s = 337.92 us) + MX's rendezvous work (5000
+ * instructions at 50 MHz = 100 us) = 437.92 us on its sender's core and W on its receiver's.
+ * The 1890VM6Ya has one core, which runs both directions' drivers: each node's core does
+ * 2N jobs, one after another, so the last transfer ends at
+ *   handshake + 2N W + c256 = 84.28 + 1751.68 + 10.24 us = 1846.2 us
+ * (handshake: RNDV and PULL, 2 x 42.14 us; c256: its last piece copied out), i.e.
+ * 4 x 8192 B / 1846.2 us = 17.75 MB/s both ways together. With the two directions on separate
+ * queues (the model before rapidio/shared-core, as if on two cores) each queue has N jobs:
+ * handshake + N W + c256 = 970.36 us, 33.8 MB/s, 1.90 times faster. Both are CPU-bound: one
+ * transfer's chain alone (handshake + 702.98 us = 787.26 us, pieces, completions and pull
+ * requests) is shorter. One direction only (osu_bw's case) queues N jobs on each node's core,
+ * the sender's and the receiver's, whatever the switch: handshake + N W + c256 either way.
+ * Tolerance: 1 ns (the figure is a sum of the same terms; only rounding differs). */
+static double pulled_window(bool shared, bool both_ways)
+{
+  struct rio_state s = mk(2);
+  s.p.shared_core = shared;
+  struct rio_timing t;
+  double last = 0;
+  for (int i = 0; i < 2; i++) {
+    rio_pull_transfer(&s, 0, 1, 0, 8192, LAT, &t);
+    last = fmax(last, t.total_s);
+    if (both_ways) {
+      rio_pull_transfer(&s, 1, 0, 0, 8192, LAT, &t);
+      last = fmax(last, t.total_s);
+    }
+  }
+  rio_state_free(&s);
+  return last;
+}
+
+Test(rapidio, one_core_runs_both_directions_drivers)
+{
+  double handshake = 2 * ctl(), c4 = 4096 / 25e6, c256 = 256 / 25e6, mxw = 5000 / 50e6;
+  double W = 2 * c4 + c256 + mxw, N = 2;
+  double chain = 2 * (c4 + 16 * seg(256) + 100e-6) + c256 + seg(256) + c256 + 2 * ctl();
+  cr_assert(N * W + c256 > chain, "the hand figure assumes a CPU-bound window");
+  double shared = handshake + 2 * N * W + c256;
+  cr_assert_float_eq(shared, 1846.2e-6, 0.05e-6, "hand figure in the comment: %.2f us", shared * 1e6);
+  double got = pulled_window(true, true);
+  cr_assert_float_eq(got, shared, 1e-9, "bidirectional, one core: %.2f us, expected %.2f us", got * 1e6,
+                     shared * 1e6);
+  cr_assert_float_eq(4 * 8192 / got / 1e6, 17.75, 0.01);
+  /* switched off, the two directions' driver work overlaps: the earlier model's figure */
+  cr_assert_float_eq(pulled_window(false, true), handshake + N * W + c256, 1e-9);
+  /* one direction at a time does not depend on the switch */
+  cr_assert_float_eq(pulled_window(true, false), handshake + N * W + c256, 1e-9);
+  cr_assert_float_eq(pulled_window(false, false), handshake + N * W + c256, 1e-9);
 }
 
 Test(rapidio, queue_request_reserves_the_earliest_queue_and_mailbox)
