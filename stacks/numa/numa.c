@@ -110,7 +110,9 @@ static int channel_key(const struct icsim_platform *pf, const struct icsim_hop *
  * from host SRC to host DST: what numa_channel_capacity counts as copies at once. */
 static void core_copy(struct numa_state *s, int rank, int src, int dst, int delta)
 {
-  static struct icsim_hop hops[64]; /* not the heap: what the heap holds must not change */
+  /* the per-rank table grows with the ranks that receive inside a node, the same in every run of the
+   * same inputs whatever the output options; the route goes to a static buffer, as in numa_alone_s */
+  static struct icsim_hop hops[64];
   if (rank < 0)
     return;
   if (rank >= s->ncore) {
