@@ -29,11 +29,31 @@ static const struct icsim_param_desc numa_params_table[] = {
     {"numa/adapter-stream-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
      "link rate one connection through the node's network adapter reaches, headers included (0: it fills the link)",
      NULL, F(adapter_stream_Bps)},
+    {"numa/core-copies", ICSIM_P_BOOL, 0, 0, 0, "false", "assumed",
+     "a transfer inside a node is a copy made by one core (the receiver's: CMA process_vm_readv, Open MPI vader "
+     "single copy), and a core makes its copies one after another: a memory controller or socket link serves as "
+     "many copies at once as there are cores copying, however many transfers are in flight; false = every "
+     "transfer in flight is a copy of its own", NULL, F(core_copies)},
+};
+
+/* The copies a core has in flight on the node's channels: per channel (a link, and its direction on
+ * a split-duplex one), how many of this core's transfers use it. A route inside a node has at most
+ * a memory link, the socket link and another memory link. */
+#define NUMA_CORE_CHANNELS 4
+struct core_channels {
+  int n;
+  int key[NUMA_CORE_CHANNELS];
+  int count[NUMA_CORE_CHANNELS];
 };
 
 struct numa_state {
   struct numa_params p;
   const struct icsim_platform *pf;
+  struct core_channels *core; /* per rank (numa/core-copies), grown on demand */
+  int ncore;
+  int *cores;      /* per channel key: cores with at least one copy on it */
+  int *copies;     /* per channel key: transfers counted on it */
+  double core_limited_solves; /* solver evaluations in which cores, not transfers, were counted */
   double *msg_B;  /* per link: size of the last copy started on it */
   bool *crossing; /* per memory link: the last copy started on it crossed the sockets */
   bool *adapter;  /* per link: it is a node's whole network adapter */
@@ -70,6 +90,77 @@ double numa_adapter_capacity(const struct numa_params *p, double C, int n)
   return streams < C ? streams : C;
 }
 
+double numa_copies_at_once(int n, int cores, int counted)
+{
+  int others = n > counted ? n - counted : 0; /* transfers nobody told of: a copy each */
+  int k = cores + others;
+  if (k > n)
+    k = n;
+  return k < 1 ? (n < 1 ? n : 1) : k;
+}
+
+/* The channel key of hop H: its link, and on a split-duplex link its direction (each direction is
+ * a channel of its own in SimGrid's sharing). */
+static int channel_key(const struct icsim_platform *pf, const struct icsim_hop *h)
+{
+  return 2 * h->link + (pf->links[h->link].sharing == ICSIM_SPLITDUPLEX ? h->up : 1);
+}
+
+/* Rank RANK's core starts (DELTA 1) or ends (DELTA -1) a copy on the node's channels of the route
+ * from host SRC to host DST: what numa_channel_capacity counts as copies at once. */
+static void core_copy(struct numa_state *s, int rank, int src, int dst, int delta)
+{
+  /* the per-rank table grows with the ranks that receive inside a node, the same in every run of the
+   * same inputs whatever the output options; the route goes to a static buffer, as in numa_alone_s */
+  static struct icsim_hop hops[64];
+  if (rank < 0)
+    return;
+  if (rank >= s->ncore) {
+    int n = rank + 1 > 2 * s->ncore ? rank + 1 : 2 * s->ncore;
+    struct core_channels *c = realloc(s->core, (size_t)n * sizeof *c);
+    if (!c)
+      return; /* out of memory: the copy counts as a core of its own (numa_copies_at_once) */
+    for (int i = s->ncore; i < n; i++)
+      c[i] = (struct core_channels){0};
+    s->core = c;
+    s->ncore = n;
+  }
+  struct core_channels *c = &s->core[rank];
+  int n = icsim_route(s->pf, src, dst, hops, 64);
+  for (int k = 0; k < n; k++) {
+    enum icsim_link_kind kind = s->pf->links[hops[k].link].kind;
+    if (kind != ICSIM_LINK_MEMORY && kind != ICSIM_LINK_SOCKET)
+      continue;
+    int key = channel_key(s->pf, &hops[k]), seen = 0;
+    for (int j = 0; j < k; j++) /* a channel twice on one route is still one copy on it */
+      seen |= channel_key(s->pf, &hops[j]) == key;
+    if (seen)
+      continue;
+    int i = 0;
+    while (i < c->n && c->key[i] != key)
+      i++;
+    if (delta > 0) {
+      if (i == c->n) {
+        if (c->n == NUMA_CORE_CHANNELS)
+          continue; /* not expected inside a node; the copy then counts as a core of its own */
+        c->key[c->n] = key;
+        c->count[c->n++] = 0;
+        s->cores[key]++;
+      }
+      c->count[i]++;
+      s->copies[key]++;
+    } else if (i < c->n) {
+      s->copies[key]--;
+      if (--c->count[i] == 0) {
+        s->cores[key]--;
+        c->n--;
+        c->key[i] = c->key[c->n];
+        c->count[i] = c->count[c->n];
+      }
+    }
+  }
+}
+
 static int numa_create(void **state, const struct icsim_params *ps, const struct icsim_platform *pf, char *err,
                        size_t errlen)
 {
@@ -81,6 +172,8 @@ static int numa_create(void **state, const struct icsim_params *ps, const struct
   s->msg_B = calloc((size_t)pf->nlinks, sizeof *s->msg_B);
   s->crossing = calloc((size_t)pf->nlinks, sizeof *s->crossing);
   s->adapter = calloc((size_t)pf->nlinks, sizeof *s->adapter);
+  s->cores = calloc(2 * (size_t)pf->nlinks, sizeof *s->cores);
+  s->copies = calloc(2 * (size_t)pf->nlinks, sizeof *s->copies);
   for (int n = 0; n < pf->p.nodes; n++)
     if (icsim_adapter_link(pf, n) >= 0)
       s->adapter[icsim_adapter_link(pf, n)] = true;
@@ -94,25 +187,36 @@ static void numa_destroy(void *state)
   free(s->msg_B);
   free(s->crossing);
   free(s->adapter);
+  free(s->cores);
+  free(s->copies);
+  free(s->core);
   free(s);
 }
 
 static double numa_channel_capacity(void *state, const struct icsim_link *link, int up, double nominal, int n)
 {
-  (void)up; /* memory controllers, QPI and the adapter serve both directions alike */
   struct numa_state *s = state;
   if (!link)
     return 0; /* shapes this platform's node channels */
-  if (link->kind == ICSIM_LINK_SOCKET)
-    return numa_socket_link_capacity(&s->p, nominal, n);
   long i = link - s->pf->links;
   if (s->adapter[i])
     return numa_adapter_capacity(&s->p, nominal, n);
-  if (link->kind != ICSIM_LINK_MEMORY)
+  if (link->kind != ICSIM_LINK_SOCKET && link->kind != ICSIM_LINK_MEMORY)
     return -1;
-  if (s->crossing[i]) /* half a copy each, never from the cache: in units of transfers */
-    return 2 * numa_memory_capacity(&s->p, nominal, n / 2.0, INFINITY);
-  return numa_memory_capacity(&s->p, nominal, n, s->msg_B[i]);
+  /* memory controllers and QPI serve both directions alike; a split-duplex link's directions
+   * carry different copies, though (numa/core-copies) */
+  double k = n;
+  if (s->p.core_copies) {
+    int key = 2 * (int)i + (link->sharing == ICSIM_SPLITDUPLEX ? up : 1);
+    k = numa_copies_at_once(n, s->cores[key], s->copies[key]);
+    if (k < n)
+      s->core_limited_solves++;
+  }
+  if (link->kind == ICSIM_LINK_SOCKET)
+    return numa_socket_link_capacity(&s->p, nominal, (int)k);
+  if (s->crossing[i]) /* half a copy each, never from the cache: in units of copies */
+    return 2 * numa_memory_capacity(&s->p, nominal, k / 2.0, INFINITY);
+  return numa_memory_capacity(&s->p, nominal, k, s->msg_B[i]);
 }
 
 /* How long transfer Q would take if no other transfer shared its route, C being what the layers
@@ -159,10 +263,30 @@ static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsi
     int b = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->dst_node, q->dst_socket));
     s->msg_B[a] = s->msg_B[b] = q->bytes;
     s->crossing[a] = s->crossing[b] = a != b;
+    /* the receiver's core makes the copy (transfer_done ends it: ids only, SMPI's own have no end
+     * report) */
+    if (s->p.core_copies && q->id && q->msg)
+      core_copy(s, q->msg->dst_rank, icsim_host_of(s->pf, q->src_node, q->src_socket),
+                icsim_host_of(s->pf, q->dst_node, q->dst_socket), 1);
   }
   double alone = q->id ? numa_alone_s(s, q, c) : -1;
   if (alone > 0)
     icsim_wire_set_alone(c, "channel shares", alone);
+}
+
+static void numa_transfer_done(void *state, const struct icsim_transfer *t, double now)
+{
+  (void)now;
+  struct numa_state *s = state;
+  if (s->p.core_copies && t->msg.src_node == t->msg.dst_node)
+    core_copy(s, t->msg.dst_rank, t->src_host, t->dst_host, -1);
+}
+
+static size_t numa_counters(void *state, struct icsim_counter *out, size_t max)
+{
+  struct numa_state *s = state;
+  struct icsim_counter c[] = {{"core_limited_solves", "solver evaluations", s->core_limited_solves}};
+  return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
 /* A copy that stays in the cache runs faster than the controller's nominal bandwidth. */
@@ -184,6 +308,8 @@ const struct icsim_stack_ops numa_stack = {
     .wire = numa_wire,
     .channel_capacity = numa_channel_capacity,
     .channel_peak = numa_channel_peak,
+    .transfer_done = numa_transfer_done,
+    .counters = numa_counters,
 };
 
 ICSIM_REGISTER_STACK(numa_stack)

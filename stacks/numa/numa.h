@@ -30,7 +30,15 @@
  * not quite fill the link (a TCP stream's ACK clocking and window, a single queue pair's
  * pipeline); several connections together do:
  *       C(n) = min(n r_a, C)      r_a: numa/adapter-stream-bandwidth, C: the link
- * so cf sharers see a slowdown of cf r_a / C, just under cf. */
+ * so cf sharers see a slowdown of cf r_a / C, just under cf.
+ *
+ * Who copies (numa/core-copies). A message inside a node is moved by a core: MVAPICH2 2.2 and Open
+ * MPI's vader read a message above their shared-memory eager limit with one process_vm_readv (CMA)
+ * made by the receiver, which is the transfer over the memory links. A core makes its copies one
+ * after another, so a channel carrying n transfers whose copies are made by k distinct cores runs k
+ * copies at once, not n: the memory controller above and the socket link see k copies (k streams),
+ * the cache share counts k working sets, and the n transfers share what the k copies deliver.
+ * One receiver with 64 messages in flight (osu_bw's window) gets one core's copy rate, not 64. */
 #ifndef ICSIM_NUMA_H
 #define ICSIM_NUMA_H
 
@@ -44,7 +52,14 @@ struct numa_params {
   double qpi_stream_Bps;/* one of several interleaved streams across the socket link; 0: fair sharing */
   double qpi_sharpness; /* how sharply the socket link saturates (smooth-minimum exponent) */
   double adapter_stream_Bps; /* link rate one connection through the network adapter reaches; 0: the link's */
+  bool core_copies;     /* a transfer inside a node is one core's copy; a core copies one at a time */
 };
+
+/* How many copies a channel carried by N transfers really runs at once when each core makes its
+ * copies one after another (numa/core-copies): CORES distinct cores copy the COUNTED transfers the
+ * stack knows of; the rest (transfers it was not told of: SMPI's own) count one copy each.
+ * Between 1 and N. */
+double numa_copies_at_once(int n, int cores, int counted);
 
 /* Aggregate copy rate of N copies of M bytes each through a controller of bus capacity B.
  * N may be fractional: a copy between sockets is half a copy on each controller. */

@@ -66,3 +66,16 @@ Test(numa, adapter_connections)
   double t1 = 1 / numa_adapter_capacity(&p, 125e6, 1), t5 = 5 / numa_adapter_capacity(&p, 125e6, 5);
   cr_assert_float_eq(t5 / t1, 4.0, 1e-12);
 }
+
+Test(numa, copies_at_once_count_cores)
+{
+  /* osu_bw's window: 64 transfers on the channel, all copied by one receiving core: one copy at once */
+  cr_assert_float_eq(numa_copies_at_once(64, 1, 64), 1, 0);
+  /* three cores each receiving three messages: three copies at once */
+  cr_assert_float_eq(numa_copies_at_once(9, 3, 9), 3, 0);
+  /* two transfers the stack was not told of (SMPI's own) count a copy each */
+  cr_assert_float_eq(numa_copies_at_once(6, 1, 4), 3, 0);
+  /* never more copies than transfers, never fewer than one while any flows */
+  cr_assert_float_eq(numa_copies_at_once(2, 5, 5), 2, 0);
+  cr_assert_float_eq(numa_copies_at_once(3, 0, 3), 1, 0);
+}
