@@ -57,6 +57,17 @@ static const struct icsim_param_desc generic_params_table[] = {
      "blocking of FIFO input queues, Karol, Hluchyj and Morgan 1987: 0.75 for 2, 0.6184 for 8); star and fat "
      "tree only; false = an ideal output-queued switch (fair sharing)",
      NULL, F(pause_frames)},
+    {"generic/switch-port-buffer", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "0B", "assumed",
+     "bytes a switch output port queues for its node before it drops (tail drop, no PAUSE): a transfer that "
+     "starts while other transfers feed the port and all their windows exceed this + the route's round trip at "
+     "link rate loses its window and waits generic/retransmit-timeout; 0 = the switch never drops",
+     NULL, F(port_buffer_B)},
+    {"generic/send-window", ICSIM_P_INT, 0, 0, 1 << 24, "0", "assumed",
+     "frames a transfer keeps in flight before it waits for an acknowledgement (SCore PM/Ethernet's maxnsend, a "
+     "TCP window in segments), what it can lose to a full port; 0 = the whole transfer", NULL, F(send_window)},
+    {"generic/retransmit-timeout", ICSIM_P_QUANTITY, ICSIM_DIM_TIME, 0, 100, "200ms", "assumed",
+     "time after which a sender resends a window it got no acknowledgement for (SCore PM/Ethernet's backoff, "
+     "TCP's minimum RTO); used only with generic/switch-port-buffer", NULL, F(retransmit_timeout_s)},
     {"generic/shm-eager-threshold", ICSIM_P_QUANTITY, ICSIM_DIM_SIZE, 0, 1e12, "0B", "assumed",
      "inside a node: largest message copied twice through the shared ring; larger ones take an RTS/CTS and one "
      "copy by the receiver", NULL, F(shm_eager_B)},
@@ -104,6 +115,19 @@ void generic_wire(struct generic_state *s, const struct icsim_wire_query *q, str
     double sf = q->switch_stages * store_forward_s(p, wire, q->route_bandwidth_Bps);
     c->latency_s += sf;
     icsim_wire_add_phase(c, "store and forward", sf);
+  }
+  if (p->port_buffer_B > 0 && q->id && q->network_hops > 0) {
+    /* The switch's port for dst_node drops what its buffer cannot hold (incast.h): a round trip's
+     * worth of the windows is on the wire, the rest queues. */
+    double moved = q->bytes + q->envelope_bytes;
+    double wire = generic_wire_bytes(p, moved, NULL);
+    double window = p->send_window > 0 ? p->send_window * (p->frame_payload_B + p->frame_header_B) : wire;
+    double capacity = p->port_buffer_B + 2 * q->route_latency_s * q->route_bandwidth_Bps;
+    if (incast_transfer_start(&s->drops, q->id, q->dst_node, fmin(window, wire), capacity)) {
+      c->latency_s += p->retransmit_timeout_s;
+      icsim_wire_add_phase(c, "retransmission timeout", p->retransmit_timeout_s);
+      s->timeouts++;
+    }
   }
   if (q->bytes > p->eager_threshold_B) {
     /* RTS out and CTS back over the same route before the payload may start. */
@@ -161,6 +185,22 @@ static int generic_create(void **state, const struct icsim_params *ps, const str
   s->pf = pf;
   s->sockets = pf->p.sockets;
   s->first_adapter_link = icsim_adapter_link(pf, 0);
+  if (s->p.pause_frames && s->p.port_buffer_B > 0) {
+    const struct icsim_pval *v = icsim_params_find(ps, "generic/switch-port-buffer");
+    snprintf(err, errlen,
+             "%s: generic/switch-port-buffer models a switch that drops what its ports cannot hold, "
+             "generic/pause-frames one that pauses its senders instead and drops nothing: set one of them "
+             "(generic/pause-frames=false or generic/switch-port-buffer=0B)",
+             v && v->where ? v->where : pf->path);
+    free(s);
+    return -1;
+  }
+  if (s->p.port_buffer_B > 0 && incast_ports_init(&s->drops, pf->p.nodes)) {
+    snprintf(err, errlen, "generic/switch-port-buffer: out of memory for %d nodes", pf->p.nodes);
+    incast_ports_free(&s->drops);
+    free(s);
+    return -1;
+  }
   if (s->p.pause_frames) {
     if (s->first_adapter_link < 0) {
       const struct icsim_pval *v = icsim_params_find(ps, "generic/pause-frames");
@@ -212,6 +252,8 @@ static void generic_transfer_done(void *state, const struct icsim_transfer *t, d
   struct generic_state *s = state;
   if (s->p.pause_frames)
     pause_transfer_end(&s->ports, t->src_host / s->sockets, t->dst_host / s->sockets);
+  if (s->p.port_buffer_B > 0)
+    incast_transfer_end(&s->drops, t->id);
 }
 
 static void generic_destroy(void *state)
@@ -221,6 +263,7 @@ static void generic_destroy(void *state)
     reg_cache_free(&s->reg[i]);
   free(s->reg);
   pause_ports_free(&s->ports);
+  incast_ports_free(&s->drops);
   free(s);
 }
 
@@ -327,7 +370,8 @@ static size_t generic_counters(void *state, struct icsim_counter *out, size_t ma
                               {"registration_cache_hits", "uses", s->registration_hits},
                               {"shm_eager_messages", "messages", s->shm_eager_msgs},
                               {"shm_single_copy_messages", "messages", s->shm_single_copy_msgs},
-                              {"hol_blocked_port_solves", "solver evaluations", s->blocked_solves}};
+                              {"hol_blocked_port_solves", "solver evaluations", s->blocked_solves},
+                              {"retransmission_timeouts", "transfers", s->timeouts}};
   return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 

@@ -24,12 +24,17 @@
  *   pause frames (Ethernet switch with 802.3x flow control, pause.h): nothing is lost, but a paused
  *               adapter stops all it sends, so an output port fed by k sources that each also send
  *               elsewhere delivers Karol et al.'s saturation throughput sat(k) of its link.
- * Omitted: NIC queueing, interrupt coalescing, flow control credits, packet loss. */
+ *   drops at a switch port (no PAUSE, incast.h): a transfer that starts while the windows already
+ *               feeding its receiver's port fill the port's buffer (+ a round trip's worth on the
+ *               wire) loses its window and starts over one retransmission timeout later.
+ * Omitted: NIC queueing, interrupt coalescing, flow control credits, losses other than a port's
+ * buffer overflowing. */
 #ifndef ICSIM_GENERIC_H
 #define ICSIM_GENERIC_H
 
 #include <stddef.h>
 
+#include "incast.h"
 #include "pause.h"
 #include "stack.h"
 
@@ -50,6 +55,9 @@ struct generic_params {
   double shm_eager_B, shm_copy_bw_Bps; /* 0 bandwidth = the platform's default channel */
   double single_copy_bw_Bps;           /* one core's copy rate bounding a CMA transfer; 0 = none */
   bool pause_frames;       /* switch ports pause their senders (802.3x): head-of-line blocking */
+  double port_buffer_B;    /* a switch output port's buffer; 0 = the switch never drops */
+  int send_window;         /* frames a transfer keeps in flight; 0 = all of it */
+  double retransmit_timeout_s; /* a dropped window is sent again after this */
 };
 
 struct reg_cache;
@@ -66,6 +74,8 @@ struct generic_state {
   int sockets, first_adapter_link; /* star / fat tree: links[first + node] joins node to its switch */
   struct pause_ports ports;        /* who sends to whom now (pause-frames only) */
   double blocked_solves;           /* solver evaluations of an output port that HOL blocking slowed */
+  struct incast_ports drops;       /* windows feeding each port (port-buffer only) */
+  double timeouts;                 /* transfers that overflowed a port and waited a retransmission timeout */
 };
 
 /* CPU seconds rank RANK spends registering BUF..BUF+LEN for a rendezvous (0 on a cache hit). */

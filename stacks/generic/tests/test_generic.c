@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "generic.h"
+#include "incast.h"
 #include "pause.h"
 #include "platform.h"
 #include "registration.h"
@@ -245,4 +246,26 @@ Test(generic, contending_sources_of_an_output_port)
   pause_transfer_start(&pp, 3, 3); /* to itself: not a transfer between nodes */
   cr_assert_eq(pause_contending_sources(&pp, 3), 2);
   pause_ports_free(&pp);
+}
+
+/* Which transfers overflow a port (incast.h): capacity 50 (buffer + round trip on the wire),
+ * windows of 20. Alone, a window bigger than the port never overflows (in and out at link rate);
+ * the second fits (40), the third overflows (60) and still feeds the port; once two are done
+ * the port holds one window again, and a new one fits. Ports are separate. */
+Test(generic, incast_overflow_of_a_port)
+{
+  struct incast_ports ip;
+  cr_assert_eq(incast_ports_init(&ip, 4), 0);
+  cr_assert_eq(incast_transfer_start(&ip, 1, 3, 80, 50), 0, "alone on the port");
+  incast_transfer_end(&ip, 1);
+  cr_assert_eq(incast_transfer_start(&ip, 2, 3, 20, 50), 0);
+  cr_assert_eq(incast_transfer_start(&ip, 3, 3, 20, 50), 0);
+  cr_assert_eq(incast_transfer_start(&ip, 4, 3, 20, 50), 1, "60 > 50");
+  cr_assert_eq(incast_transfer_start(&ip, 5, 2, 20, 50), 0, "another port");
+  incast_transfer_end(&ip, 2);
+  incast_transfer_end(&ip, 4);
+  incast_transfer_end(&ip, 99); /* unknown: ignored */
+  cr_assert_eq(incast_transfer_start(&ip, 6, 3, 20, 50), 0, "40 again");
+  cr_assert_eq(incast_transfer_start(&ip, 7, 3, 20, 50), 1, "60 again");
+  incast_ports_free(&ip);
 }
