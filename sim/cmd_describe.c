@@ -56,11 +56,27 @@ static void usage(FILE *f)
              "many of the values that need a range (assumed, calibrated or left at the default) have one.\n");
 }
 
-/* "ranged: N of M values that need one (missing: ...)", then the values held by --set and the
- * structural ones, so that a reader sees which values the uncertainty analysis can vary. */
+/* Keys of one range-need class K, each with why when it is a switched-off one. */
+static void list_keys(const struct icsim_params *ps, enum icsim_range_need k)
+{
+  for (size_t i = 0; i < ps->n; i++) {
+    const struct icsim_pval *pv = &ps->v[i];
+    if (icsim_param_range_need(pv) != k || (k == ICSIM_RANGE_STRUCTURE && pv->d->type == ICSIM_P_STRING))
+      continue;
+    if (pv->switched_off)
+      printf(" %s (%s)", pv->d->key, pv->rule->unused_when);
+    else
+      printf(" %s", pv->d->key);
+  }
+  printf("\n");
+}
+
+/* "ranged: N of M values that need one (missing: ...)", then the values that need none and why
+ * (unused here, capacity limits, held by --set, structure), so that a reader sees which values
+ * the uncertainty analysis can vary. */
 static void print_range_count(const struct icsim_params *ps)
 {
-  size_t need = 0, have = 0, held = 0, structure = 0, extra = 0, unused = 0;
+  size_t need = 0, have = 0, held = 0, structure = 0, extra = 0, unused = 0, capacity = 0;
   for (size_t i = 0; i < ps->n; i++) {
     enum icsim_range_need k = icsim_param_range_need(&ps->v[i]);
     need += k == ICSIM_RANGE_NEEDED;
@@ -69,6 +85,7 @@ static void print_range_count(const struct icsim_params *ps)
     structure += k == ICSIM_RANGE_STRUCTURE && ps->v[i].d->type != ICSIM_P_STRING;
     extra += k == ICSIM_RANGE_NOT_NEEDED && ps->v[i].has_range;
     unused += k == ICSIM_RANGE_UNUSED;
+    capacity += k == ICSIM_RANGE_CAPACITY;
   }
   printf("# ranged: %zu of %zu values that need one (assumed, calibrated or left at the default)", have, need);
   if (have < need) {
@@ -77,20 +94,20 @@ static void print_range_count(const struct icsim_params *ps)
       if (icsim_param_range_need(&ps->v[i]) == ICSIM_RANGE_NEEDED && !ps->v[i].has_range)
         printf(" %s", ps->v[i].d->key);
   }
-  printf("\n# also ranged: %zu paper/spec/measured values; not used by this platform: %zu (keys of another "
-         "topology)\n", extra, unused);
+  printf("\n# also ranged: %zu paper/spec/measured values\n", extra);
+  printf("# not used by this platform (keys of another topology, or of a mechanism switched off): %zu:", unused);
+  list_keys(ps, ICSIM_RANGE_UNUSED);
+  if (capacity) {
+    printf("# capacity limits (they move no time, only where an error is raised; no range needed): %zu:", capacity);
+    list_keys(ps, ICSIM_RANGE_CAPACITY);
+  }
   if (held) {
     printf("# held fixed by --set (not sampled):");
-    for (size_t i = 0; i < ps->n; i++)
-      if (icsim_param_range_need(&ps->v[i]) == ICSIM_RANGE_HELD)
-        printf(" %s", ps->v[i].d->key);
-    printf("\n");
+    list_keys(ps, ICSIM_RANGE_HELD);
   }
-  printf("# structure, not a value (switches, choices, \"0 = not described\" sentinels): %zu:", structure);
-  for (size_t i = 0; i < ps->n; i++)
-    if (icsim_param_range_need(&ps->v[i]) == ICSIM_RANGE_STRUCTURE && ps->v[i].d->type != ICSIM_P_STRING)
-      printf(" %s", ps->v[i].d->key);
-  printf("\n");
+  printf("# structure, not a value (switches, choices, defaults of 0 whose meaning line gives 0 a meaning, as "
+         "\"0 = not described\"): %zu:", structure);
+  list_keys(ps, ICSIM_RANGE_STRUCTURE);
 }
 
 int cmd_describe(int argc, char **argv)

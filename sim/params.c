@@ -1,6 +1,7 @@
 /* Parameter sets built from descriptor tables. */
 #include "params.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,26 +256,94 @@ int icsim_params_set_range(struct icsim_params *ps, const char *key, const char 
   return 0;
 }
 
-/* A default of 0 whose help line reads "0 = ..." marks something not described (no second
- * level of switches, no per-core limit): the model's structure, not a value to vary. */
+int icsim_help_gives_zero_meaning(const char *help)
+{
+  for (const char *z = help ? strchr(help, '0') : NULL; z; z = strchr(z + 1, '0')) {
+    /* standing alone: not the end of 10 or l0, not the decimals of 1.0, not the start of 0.5 or 01 */
+    if (z > help && (isalnum((unsigned char)z[-1]) || z[-1] == '.' || z[-1] == '_'))
+      continue;
+    const char *t = z + 1;
+    if (isalnum((unsigned char)*t) || *t == '.' || *t == '_')
+      continue;
+    while (*t == ' ')
+      t++;
+    if ((*t == '=' && t[1] != '=') || *t == ':' || !strncmp(t, "means ", 6))
+      return 1;
+  }
+  return 0;
+}
+
+/* A default of 0 whose help line gives 0 a meaning of its own ("0 = not described", "(0: plain
+ * fair sharing)") marks something not described or a behaviour (no second level of switches, no
+ * per-core limit): the model's structure, not a value to vary. */
 static int is_sentinel(const struct icsim_pval *pv)
 {
   const struct icsim_param_desc *d = pv->d;
-  if (!d->def || !d->help || !strstr(d->help, "0 = ") || pv->num != 0)
+  if (!d->def || !icsim_help_gives_zero_meaning(d->help) || pv->num != 0)
     return 0;
   double def;
   char why[256];
   return icsim_param_parse(d, d->def, &def, why, sizeof why) == 0 && def == 0;
 }
 
+void icsim_params_add_rules(struct icsim_params *ps, const struct icsim_param_rule *rules, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    struct icsim_pval *pv = icsim_params_find(ps, rules[i].key);
+    if (!pv) {
+      fprintf(stderr, "icsim: internal error: a range rule names '%s', which no table declares\n", rules[i].key);
+      abort();
+    }
+    pv->rule = &rules[i];
+  }
+}
+
+/* 1 if every "KEY=VALUE" of CONDS holds in PS; a malformed condition or an unknown key is the
+ * rule table's mistake, reported with OWNER's key. */
+static int conditions_hold(const struct icsim_params *ps, const char *owner, const char *conds)
+{
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", conds);
+  int all = 1;
+  for (char *save = NULL, *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+    while (*c == ' ')
+      c++;
+    char *eq = strchr(c, '=');
+    const struct icsim_pval *other = NULL;
+    double want = 0;
+    char why[256] = "no '='";
+    if (eq) {
+      *eq = '\0';
+      other = icsim_params_find(ps, c);
+      snprintf(why, sizeof why, "no key '%s'", c);
+    }
+    if (!other || icsim_param_parse(other->d, eq + 1, &want, why, sizeof why)) {
+      fprintf(stderr, "icsim: internal error: unused_when of %s, '%s': %s\n", owner, conds, why);
+      abort();
+    }
+    all = all && other->num == want;
+  }
+  return all;
+}
+
+void icsim_params_mark_switched_off(struct icsim_params *ps)
+{
+  for (size_t i = 0; i < ps->n; i++) {
+    struct icsim_pval *pv = &ps->v[i];
+    pv->switched_off = pv->rule && pv->rule->unused_when && conditions_hold(ps, pv->d->key, pv->rule->unused_when);
+  }
+}
+
 enum icsim_range_need icsim_param_range_need(const struct icsim_pval *pv)
 {
   if (pv->d->type != ICSIM_P_QUANTITY && pv->d->type != ICSIM_P_INT)
     return ICSIM_RANGE_STRUCTURE;
-  if (pv->inapplicable)
+  if (pv->inapplicable || pv->switched_off)
     return ICSIM_RANGE_UNUSED;
   if (pv->where && !strcmp(pv->where, "--set"))
     return ICSIM_RANGE_HELD;
+  if (pv->rule && (pv->rule->flags & ICSIM_PARAM_CAPACITY))
+    return ICSIM_RANGE_CAPACITY;
   if (is_sentinel(pv))
     return ICSIM_RANGE_STRUCTURE;
   if (!pv->given || !strcmp(pv->origin, "assumed") || !strcmp(pv->origin, "calibrated"))

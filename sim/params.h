@@ -43,6 +43,8 @@ struct icsim_pval {
   char *ref;   /* free text reference, may be NULL */
   bool given;  /* not from the default */
   bool inapplicable; /* this platform does not use it (a key of another topology) */
+  const struct icsim_param_rule *rule; /* what else decides its range need, or NULL */
+  bool switched_off; /* its rule's unused_when holds: the mechanism reading it is off here */
   /* How far the value can plausibly lie (QUANTITY and INT only), in SI base units like num,
    * with what bounds it; the uncertainty sampler draws from it. A --set value replaces the
    * file's and the range no longer applies: range_held says so (the sampler holds it fixed). */
@@ -58,6 +60,22 @@ struct icsim_params {
   size_t n;
 };
 
+/* What decides whether a value needs a range besides its origin, written beside a descriptor
+ * table (the positional tables stay as they are): one row per key that has such a property.
+ *  - ICSIM_PARAM_CAPACITY: a capacity limit (how many of something a library allows). It moves
+ *    no time, only where an error is raised, so the uncertainty analysis has nothing to vary:
+ *    it needs no range (one may still be given).
+ *  - unused_when: "KEY=VALUE" conditions joined by ", ", all holding at the resolved values: the
+ *    mechanism that reads this key is switched off on the platform (no cache level described, one
+ *    socket, corruption off), so the value is unused and needs no range. VALUE is written as
+ *    KEY's values are (0, 0B, false). */
+#define ICSIM_PARAM_CAPACITY 1u
+struct icsim_param_rule {
+  const char *key;
+  unsigned flags;
+  const char *unused_when;
+};
+
 /* Add every row of TABLE (N rows), each with its default if it has one. */
 void icsim_params_add_table(struct icsim_params *ps, const struct icsim_param_desc *table, size_t n);
 void icsim_params_free(struct icsim_params *ps);
@@ -66,6 +84,18 @@ void icsim_params_free(struct icsim_params *ps);
 struct icsim_pval *icsim_params_find(const struct icsim_params *ps, const char *key);
 /* Closest known key to KEY (edit distance), for "did you mean" hints. */
 const char *icsim_params_closest(const struct icsim_params *ps, const char *key);
+
+/* Attach each of RULES (N rows) to its key's value; a key not in the set is a programming error
+ * (abort with its name). Call after the tables are added. */
+void icsim_params_add_rules(struct icsim_params *ps, const struct icsim_param_rule *rules, size_t n);
+/* Evaluate every attached rule's unused_when at the values as resolved, setting switched_off. A
+ * condition that names an unknown key or does not parse is a programming error (abort). */
+void icsim_params_mark_switched_off(struct icsim_params *ps);
+
+/* 1 if HELP gives 0 a meaning of its own: a "0" standing alone (not part of 10, 1.0 or l0)
+ * followed by "=", ":" or "means" ("0 = not described", "(0: fair sharing)", "0 means off").
+ * A default of 0 with such a help line is a sentinel: structure, not a value to vary. */
+int icsim_help_gives_zero_meaning(const char *help);
 
 /* Parse TEXT for KEY and store it. ORIGIN may be NULL (then "assumed"), WHERE says where it
  * was written. Returns 0, or -1 with a message (without location) in ERR. */
@@ -87,7 +117,9 @@ enum icsim_range_need {
   ICSIM_RANGE_NEEDED,     /* assumed, calibrated or left at the default: it needs a range */
   ICSIM_RANGE_STRUCTURE,  /* bool, enum, text, or a "0 = not described" sentinel: structure, not a value */
   ICSIM_RANGE_HELD,       /* set on the command line: held fixed, whatever its range */
-  ICSIM_RANGE_UNUSED,     /* the platform does not use it (a key of another topology) */
+  ICSIM_RANGE_UNUSED,     /* the platform does not use it (a key of another topology, or its rule's
+                           * unused_when holds: the mechanism reading it is switched off) */
+  ICSIM_RANGE_CAPACITY,   /* a capacity limit (rule flag ICSIM_PARAM_CAPACITY): moves no time */
 };
 enum icsim_range_need icsim_param_range_need(const struct icsim_pval *pv);
 /* 1 if PV takes part in sampling: it has a range that applies (not held by --set). */

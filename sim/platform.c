@@ -137,6 +137,25 @@ const struct icsim_param_desc icsim_platform_table[] = {
 };
 const size_t icsim_platform_table_len = sizeof icsim_platform_table / sizeof icsim_platform_table[0];
 
+/* Keys whose mechanism the platform can switch off (params.h): compute.c reads a cache level's
+ * latency, bandwidth and ways only when its size is described (not 0), the line size only to
+ * count a described level's sets; topology.c builds the inter-socket link only for 2+ sockets. */
+const struct icsim_param_rule icsim_platform_rules[] = {
+    {"nodes/l1-latency", 0, "nodes/l1-size=0B"},
+    {"nodes/l1-bandwidth", 0, "nodes/l1-size=0B"},
+    {"nodes/l1-ways", 0, "nodes/l1-size=0B"},
+    {"nodes/l2-latency", 0, "nodes/l2-size=0B"},
+    {"nodes/l2-bandwidth", 0, "nodes/l2-size=0B"},
+    {"nodes/l2-ways", 0, "nodes/l2-size=0B"},
+    {"nodes/l3-latency", 0, "nodes/l3-size=0B"},
+    {"nodes/l3-bandwidth", 0, "nodes/l3-size=0B"},
+    {"nodes/l3-ways", 0, "nodes/l3-size=0B"},
+    {"nodes/cache-line", 0, "nodes/l1-size=0B, nodes/l2-size=0B, nodes/l3-size=0B"},
+    {"nodes/socket-link-bandwidth", 0, "nodes/sockets=1"},
+    {"nodes/socket-link-latency", 0, "nodes/sockets=1"},
+};
+const size_t icsim_platform_rules_len = sizeof icsim_platform_rules / sizeof icsim_platform_rules[0];
+
 /* Split "key=value"; returns 0 or -1 (no '=', empty key, key longer than KLEN - 1). */
 static int split_set(const char *set, char *key, size_t klen, const char **value)
 {
@@ -446,6 +465,10 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
   icsim_params_add_table(&pf->params, icsim_mpi_select_table, icsim_mpi_select_table_len);
   for (int i = 0; i < pf->nlayers; i++)
     icsim_params_add_table(&pf->params, pf->layer[i]->params, pf->layer[i]->nparams);
+  icsim_params_add_rules(&pf->params, icsim_platform_rules, icsim_platform_rules_len);
+  icsim_params_add_rules(&pf->params, icsim_mpi_select_rules, icsim_mpi_select_rules_len);
+  for (int i = 0; i < pf->nlayers; i++)
+    icsim_params_add_rules(&pf->params, pf->layer[i]->rules, pf->layer[i]->nrules);
 
   for (size_t i = 0; i < y.n; i++) {
     const struct icsim_yentry *e = &y.e[i];
@@ -499,6 +522,7 @@ int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const
   icsim_params_fill(&pf->params, icsim_mpi_select_table, icsim_mpi_select_table_len, &pf->mpi);
   if (check_consistency(pf, &y, err, errlen))
     goto out;
+  icsim_params_mark_switched_off(&pf->params);
   if (icsim_topology_build(pf)) {
     snprintf(err, errlen, "%s: out of memory building %lld links", path, icsim_topology_link_count(&pf->p));
     goto out;

@@ -86,6 +86,8 @@ struct icsim_platform {
 /* The platform's own descriptor table (exported for describe and the README generator). */
 extern const struct icsim_param_desc icsim_platform_table[];
 extern const size_t icsim_platform_table_len;
+extern const struct icsim_param_rule icsim_platform_rules[]; /* range rules of its keys (params.h) */
+extern const size_t icsim_platform_rules_len;
 
 /* Load PATH, then apply SETS ("key=value" strings). Returns 0 or -1 with a located message. */
 int icsim_platform_load(struct icsim_platform *pf, const char *path, char *const *sets, int nsets, char *err,

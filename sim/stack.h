@@ -200,6 +200,10 @@ struct icsim_stack_ops {
   const char *summary; /* one line for `icsim describe` */
   const struct icsim_param_desc *params;
   size_t nparams;
+  /* Range rules of its keys (capacity limits, keys unused when a mechanism is off; params.h),
+   * may be NULL */
+  const struct icsim_param_rule *rules;
+  size_t nrules;
   enum icsim_layer_role role;
   enum icsim_wire_mode wire_mode;
 

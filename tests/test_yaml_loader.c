@@ -187,6 +187,72 @@ Test(yaml_loader, range_needs_and_structure)
   unlink(path);
 }
 
+/* Load TEXT (a whole platform file) and return the range need of KEY. */
+static enum icsim_range_need need_of(const char *text, const char *key)
+{
+  write_yaml(text);
+  struct icsim_platform pf;
+  char err[1024];
+  cr_assert_eq(icsim_platform_load(&pf, path, NULL, 0, err, sizeof err), 0, "%s", err);
+  const struct icsim_pval *pv = icsim_params_find(&pf.params, key);
+  cr_assert(pv, "no key %s", key);
+  enum icsim_range_need k = icsim_param_range_need(pv);
+  icsim_platform_free(&pf);
+  unlink(path);
+  return k;
+}
+
+/* A key read only by a mechanism the platform switches off is unused there, not missing; the
+ * same key is needed again once the mechanism is on. */
+Test(yaml_loader, switched_off_keys_are_unused_not_needed)
+{
+  /* no L1 described: its latency is read by nothing */
+  cr_assert_eq(need_of(good, "nodes/l1-latency"), ICSIM_RANGE_UNUSED);
+  cr_assert_eq(need_of(good, "nodes/cache-line"), ICSIM_RANGE_UNUSED);
+  cr_assert_eq(need_of(good, "nodes/socket-link-latency"), ICSIM_RANGE_UNUSED); /* one socket */
+  cr_assert_eq(need_of(good, "mpi/alltoall-long-batched-min-procs"), ICSIM_RANGE_UNUSED);
+  /* written out with an assumed origin, still unused while the switch is off */
+  char text[2048];
+  const char *at = strstr(good, "  speed: 1Gf\n") + strlen("  speed: 1Gf\n");
+  snprintf(text, sizeof text, "%.*s  l1-latency: {value: 1ns, origin: assumed, ref: r}\n%s", (int)(at - good), good,
+           at);
+  cr_assert_eq(need_of(text, "nodes/l1-latency"), ICSIM_RANGE_UNUSED);
+  /* an L1 described and two sockets: the same values are read and need a range */
+  snprintf(text, sizeof text, "%.*s  l1-size: 32KiB\n  sockets: 2\n%s", (int)(at - good), good, at);
+  cr_assert_eq(need_of(text, "nodes/l1-latency"), ICSIM_RANGE_NEEDED);
+  cr_assert_eq(need_of(text, "nodes/cache-line"), ICSIM_RANGE_NEEDED);
+  cr_assert_eq(need_of(text, "nodes/socket-link-latency"), ICSIM_RANGE_NEEDED);
+  cr_assert_eq(need_of(text, "nodes/l2-latency"), ICSIM_RANGE_UNUSED); /* L2 still not described */
+}
+
+/* The sentinel rule reads any wording that gives 0 a meaning of its own, not only "0 = ". */
+Test(yaml_loader, zero_sentinel_wordings)
+{
+  cr_assert(icsim_help_gives_zero_meaning("cache size (0 = not described)"));
+  cr_assert(icsim_help_gives_zero_meaning("rate of one stream (0: plain fair sharing)"));
+  cr_assert(icsim_help_gives_zero_meaning("0=off"));
+  cr_assert(icsim_help_gives_zero_meaning("bound per core; 0 means the socket's"));
+  cr_assert(!icsim_help_gives_zero_meaning("up to 10: the limit"));
+  cr_assert(!icsim_help_gives_zero_meaning("version 1.0: the first"));
+  cr_assert(!icsim_help_gives_zero_meaning("sent through mailbox 0 (a control message)"));
+  cr_assert(!icsim_help_gives_zero_meaning("0.5 = half"));
+  cr_assert(!icsim_help_gives_zero_meaning("a == 0 == b"));
+  cr_assert(!icsim_help_gives_zero_meaning(NULL));
+  /* on a table row written "(0: ...)": numa/qpi-stream-bandwidth left at its 0 is structure */
+  char text[2048];
+  const char *at = strstr(good, "layers: [generic]");
+  snprintf(text, sizeof text, "%.*slayers: [generic, numa]%s", (int)(at - good), good, at + strlen("layers: [generic]"));
+  cr_assert_eq(need_of(text, "numa/qpi-stream-bandwidth"), ICSIM_RANGE_STRUCTURE);
+}
+
+/* A capacity limit (how many communicators MPICH allows) moves no time: it needs no range. */
+Test(yaml_loader, capacity_limits_need_no_range)
+{
+  cr_assert_eq(need_of(good, "mpi/context-ids"), ICSIM_RANGE_CAPACITY);
+  /* a timing value of the same table left at its default still needs one */
+  cr_assert_eq(need_of(good, "network/link-latency"), ICSIM_RANGE_NEEDED);
+}
+
 Test(yaml_loader, bad_ranges_are_refused_where_they_stand)
 {
   /* line 9 "  link-bandwidth: {value: 192MBps, ...": the range at column 68 */

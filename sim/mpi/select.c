@@ -83,6 +83,16 @@ const struct icsim_param_desc icsim_mpi_select_table[] = {
 };
 const size_t icsim_mpi_select_table_len = sizeof icsim_mpi_select_table / sizeof icsim_mpi_select_table[0];
 
+/* mpi/context-ids only decides when MPI_ERR_OTHER is raised (context_ids.c): a capacity limit.
+ * The batched all-to-all's bounds are read only when mpi/alltoall-long-batched-min-ppn is not 0
+ * (coll_alltoall.c, select.c). */
+const struct icsim_param_rule icsim_mpi_select_rules[] = {
+    {"mpi/context-ids", ICSIM_PARAM_CAPACITY, NULL},
+    {"mpi/alltoall-long-batched-max-ppn", 0, "mpi/alltoall-long-batched-min-ppn=0"},
+    {"mpi/alltoall-long-batched-min-procs", 0, "mpi/alltoall-long-batched-min-ppn=0"},
+};
+const size_t icsim_mpi_select_rules_len = sizeof icsim_mpi_select_rules / sizeof icsim_mpi_select_rules[0];
+
 void icsim_mpi_select_defaults(struct icsim_mpi_select *s)
 {
   *s = (struct icsim_mpi_select){

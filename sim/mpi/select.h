@@ -26,6 +26,9 @@ struct icsim_mpi_select {
 
 extern const struct icsim_param_desc icsim_mpi_select_table[];
 extern const size_t icsim_mpi_select_table_len;
+/* Its range rules (params.h): the capacity limit, the batched all-to-all's keys when it is off. */
+extern const struct icsim_param_rule icsim_mpi_select_rules[];
+extern const size_t icsim_mpi_select_rules_len;
 
 /* MPICH 3.x's defaults (the table's defaults), for code that runs without a platform. */
 void icsim_mpi_select_defaults(struct icsim_mpi_select *s);

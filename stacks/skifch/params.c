@@ -66,3 +66,10 @@ const struct icsim_param_desc skifch_params_table[SKIFCH_NPARAMS] = {
       "entry on long queues)",
       match_entry_s),
 };
+
+/* With skifch/mpi-matching false (the what-if of sorting in the adapter) model.c prices no
+ * matching: its two costs are unused. */
+const struct icsim_param_rule skifch_params_rules[2] = {
+    {"skifch/match-base", 0, "skifch/mpi-matching=false"},
+    {"skifch/match-entry", 0, "skifch/mpi-matching=false"},
+};

@@ -37,6 +37,7 @@ struct skifch_params {
 
 #define SKIFCH_NPARAMS 14
 extern const struct icsim_param_desc skifch_params_table[SKIFCH_NPARAMS];
+extern const struct icsim_param_rule skifch_params_rules[2]; /* range rules (params.h) */
 
 /* ---- MPI's match queue, as MPI over SkifCh keeps it (matching.c) ---------------------------- */
 /* Messages sent to one rank and not yet taken, in arrival order; taking one examines the entries

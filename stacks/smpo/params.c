@@ -97,3 +97,10 @@ const struct icsim_param_desc smpo_params_table[SMPO_NPARAMS] = {
 };
 const size_t smpo_params_table_len = sizeof smpo_params_table / sizeof smpo_params_table[0];
 _Static_assert(sizeof smpo_params_table / sizeof smpo_params_table[0] == SMPO_NPARAMS, "SMPO_NPARAMS");
+
+/* With smpo/corrupt-packet-rate 0 no packet is damaged (checksum.c): which bits and which seed
+ * are unused. */
+const struct icsim_param_rule smpo_params_rules[2] = {
+    {"smpo/corrupt-bits", 0, "smpo/corrupt-packet-rate=0"},
+    {"smpo/corrupt-seed", 0, "smpo/corrupt-packet-rate=0"},
+};

@@ -279,6 +279,7 @@ void smpo_state_free(struct smpo_state *s);
 #define SMPO_NPARAMS 22
 extern const struct icsim_param_desc smpo_params_table[SMPO_NPARAMS];
 extern const size_t smpo_params_table_len;
+extern const struct icsim_param_rule smpo_params_rules[2]; /* range rules (params.h) */
 
 extern const struct icsim_stack_ops smpo_stack;
 
