@@ -375,11 +375,20 @@ static size_t generic_counters(void *state, struct icsim_counter *out, size_t ma
   return icsim_counters_out(out, max, c, sizeof c / sizeof c[0]);
 }
 
+/* With generic/switch-port-buffer 0 the switch never drops (incast.c is not consulted), so the
+ * window it would lose and the timeout it would wait are unused. */
+static const struct icsim_param_rule generic_params_rules[] = {
+    {"generic/send-window", 0, "generic/switch-port-buffer=0B"},
+    {"generic/retransmit-timeout", 0, "generic/switch-port-buffer=0B"},
+};
+
 const struct icsim_stack_ops generic_stack = {
     .name = "generic",
     .summary = "parametric stack: per-message overheads, eager/rendezvous with RTS/CTS, framed links",
     .params = generic_params_table,
     .nparams = sizeof generic_params_table / sizeof generic_params_table[0],
+    .rules = generic_params_rules,
+    .nrules = sizeof generic_params_rules / sizeof generic_params_rules[0],
     .role = ICSIM_ROLE_NETWORK,
     .wire_mode = ICSIM_WIRE_FACTORS,
     .create = generic_create,
