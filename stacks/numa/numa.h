@@ -53,6 +53,7 @@ struct numa_params {
   double qpi_sharpness; /* how sharply the socket link saturates (smooth-minimum exponent) */
   double adapter_stream_Bps; /* link rate one connection through the network adapter reaches; 0: the link's */
   bool core_copies;     /* a transfer inside a node is one core's copy; a core copies one at a time */
+  bool cache_recency;   /* the buffers the transfers touched decide a copy's cache share (cache_lru.h) */
 };
 
 /* How many copies a channel carried by N transfers really runs at once when each core makes its
@@ -64,6 +65,10 @@ double numa_copies_at_once(int n, int cores, int counted);
 /* Aggregate copy rate of N copies of M bytes each through a controller of bus capacity B.
  * N may be fractional: a copy between sockets is half a copy on each controller. */
 double numa_memory_capacity(const struct numa_params *p, double B, double n, double m);
+
+/* The same with the share H of each copy's bytes served from the cache given (numa/cache-recency:
+ * from the buffers the program touched, cache_lru.h): H at the cache rate, 1 - H from memory. */
+double numa_memory_capacity_resident(const struct numa_params *p, double B, double n, double h);
 
 /* Aggregate rate of N streams in one direction of a socket link of nominal bandwidth C;
  * negative when the link shares fairly (no interleaving penalty configured). */

@@ -79,3 +79,103 @@ Test(numa, copies_at_once_count_cores)
   cr_assert_float_eq(numa_copies_at_once(2, 5, 5), 2, 0);
   cr_assert_float_eq(numa_copies_at_once(3, 0, 3), 1, 0);
 }
+
+/* numa/cache-recency's LRU stack of buffers (cache_lru.h): values worked out by hand. */
+#include "cache_lru.h"
+
+#define MiB 1048576.0
+
+/* osu_bw's window: 64 messages copied from one send buffer into one receive buffer, window after
+ * window. After the first copy both buffers are the two most recent ranges (2 MiB of a 12 MiB
+ * cache): every later copy finds all of both resident, however many copies are in flight. */
+Test(numa_lru, one_buffer_copied_repeatedly_stays_resident)
+{
+  struct numa_lru l;
+  numa_lru_init(&l, 12 * MiB);
+  const uintptr_t s = 0x100000, r = 0x900000, m = 1048576;
+  cr_assert_float_eq(numa_lru_resident(&l, 0, s, s + m), 0, 0); /* never touched: from memory */
+  for (int w = 0; w < 3; w++)
+    for (int i = 0; i < 64; i++) {
+      if (w || i) {
+        cr_assert_float_eq(numa_lru_resident(&l, 0, s, s + m), m, 1e-6);
+        cr_assert_float_eq(numa_lru_resident(&l, 1, r, r + m), m, 1e-6);
+      }
+      numa_lru_touch(&l, 0, s, s + m);
+      numa_lru_touch(&l, 1, r, r + m);
+    }
+  cr_assert_eq(l.n, 2); /* the same two ranges, whatever the number of copies */
+  /* the address spaces are apart: rank 1's range at rank 0's send buffer address was never touched */
+  cr_assert_float_eq(numa_lru_resident(&l, 1, s, s + m), 0, 0);
+  numa_lru_free(&l);
+}
+
+/* The block all-to-all of 1 MiB among p = 4 ranks of one socket, as alltoall_block does it: in step
+ * j each rank r receives block (r + j) % p of its receive buffer from rank (r + j) % p, whose send
+ * buffer's block r is the source. One all-to-all touches 4 ranks x 4 copies x 2 ranges = 32 distinct
+ * MiB. A block's next touch is one all-to-all later: the 31 other MiB were touched since, more than
+ * the 12 MiB cache, so every copy of the second and later all-to-alls finds nothing resident and
+ * streams from memory, though the 4 copies in flight (8 MiB) would fit. */
+Test(numa_lru, all_to_all_larger_than_the_cache_streams)
+{
+  struct numa_lru l;
+  numa_lru_init(&l, 12 * MiB);
+  const int p = 4;
+  const uintptr_t m = 1048576, sbuf = 0x10000000, rbuf = 0x20000000; /* each rank's, in its own space */
+  for (int it = 0; it < 3; it++)
+    for (int j = 0; j < p; j++)
+      for (int r = 0; r < p; r++) {
+        int from = (r + j) % p;
+        uintptr_t src = sbuf + (uintptr_t)r * m, dst = rbuf + (uintptr_t)from * m;
+        double res = numa_lru_resident(&l, from, src, src + m) + numa_lru_resident(&l, r, dst, dst + m);
+        cr_assert_float_eq(res, 0, 1e-6, "all-to-all %d step %d rank %d: %g bytes resident", it, j, r, res);
+        numa_lru_touch(&l, from, src, src + m);
+        numa_lru_touch(&l, r, dst, dst + m);
+      }
+  /* the stack keeps only what can still be resident: about the cache's size */
+  double held = 0;
+  for (int i = 0; i < l.n; i++)
+    held += (double)(l.r[i].hi - l.r[i].lo);
+  cr_assert(held >= 12 * MiB && held < 13 * MiB, "%g bytes held", held);
+  numa_lru_free(&l);
+}
+
+/* Stack distance at buffer granularity: with a 2.5 MiB cache, after A, B, C (1 MiB each, A oldest),
+ * A has 2 MiB more recent than it: (2.5 - 2) / 1 = half of it is resident; B all of it. Touching
+ * the middle 0.5 MiB of B again splits B: that middle becomes the most recent, and no byte new to
+ * the stack was touched, so A keeps its half. Touching a new 0.5 MiB D then leaves A 2.5 MiB down:
+ * gone. A query over part of a range gets that part's share. */
+Test(numa_lru, partial_share_and_split_ranges)
+{
+  struct numa_lru l;
+  numa_lru_init(&l, 2.5 * MiB);
+  const uintptr_t m = 1048576, A = 0, B = 4 * m, C = 8 * m;
+  numa_lru_touch(&l, 0, A, A + m);
+  numa_lru_touch(&l, 0, B, B + m);
+  numa_lru_touch(&l, 0, C, C + m);
+  cr_assert_float_eq(numa_lru_resident(&l, 0, A, A + m), 0.5 * m, 1e-6);
+  cr_assert_float_eq(numa_lru_resident(&l, 0, A, A + m / 2), 0.25 * m, 1e-6);
+  cr_assert_float_eq(numa_lru_resident(&l, 0, B, B + m), m, 1e-6);
+  numa_lru_touch(&l, 0, B + m / 4, B + 3 * m / 4);
+  /* stack now: B middle 0.5, C 1, B head 0.25, B tail 0.25, A: the bytes touched since A are still
+   * B and C, 2 MiB distinct (B's middle again is no new byte), so A keeps its half; B's tail, 1.75
+   * MiB down, is all resident */
+  cr_assert_float_eq(numa_lru_resident(&l, 0, A, A + m), 0.5 * m, 1e-6);
+  cr_assert_float_eq(numa_lru_resident(&l, 0, B, B + m), m, 1e-6);
+  cr_assert_float_eq(numa_lru_resident(&l, 0, C, C + m), m, 1e-6);
+  numa_lru_touch(&l, 0, 12 * m, 12 * m + m / 2);
+  cr_assert_float_eq(numa_lru_resident(&l, 0, A, A + m), 0, 1e-6);
+  /* B's tail is now 2.25 MiB down: (2.5 - 2.25) / 0.25 = all of it still; its head 2 MiB down too */
+  cr_assert_float_eq(numa_lru_resident(&l, 0, B, B + m), m, 1e-6);
+  numa_lru_free(&l);
+}
+
+/* A copy with a share h of its bytes resident pays h at the cache rate and 1 - h at the memory
+ * rate: one copy, s = 1 GB/s, r_c = 10 GB/s, a controller that never saturates (p = 64, B = 1 TB/s:
+ * bus = 2s): rate = 1 / (h / r_c + (1 - h) / s); h = 0.5: 1 / (0.05 + 0.5) ns/B = 1.818182 GB/s. */
+Test(numa_lru, resident_share_prices_the_copy)
+{
+  struct numa_params p = {.stream_bw_Bps = 1e9, .sharpness = 64, .cache_B = 0, .cache_bw_Bps = 10e9};
+  cr_assert_float_eq(numa_memory_capacity_resident(&p, 1e12, 1, 0.5), 1 / (0.05e-9 + 0.5e-9), 1e3);
+  cr_assert_float_eq(numa_memory_capacity_resident(&p, 1e12, 1, 1), 10e9, 1e3);
+  cr_assert_float_eq(numa_memory_capacity_resident(&p, 1e12, 1, 0), 1e9, 1e3);
+}
