@@ -356,12 +356,14 @@ Test(e2e, core_copies_one_core_per_receiver)
  *    one core at r_c: 15500 MB/s. (With core-copies on, one 2 MiB working set counted in flight fits
  *    too: both rules give r_c here; without core-copies, the 64 copies in flight were 128 MiB.)
  *  - the block all-to-all of 1 MiB among 4 ranks of one socket (alltoall_block -b 1, 2 timed
- *    iterations after a warm-up): each rank's send and receive buffers are 4 MiB apiece, and one
- *    all-to-all touches 4 ranks x 4 copies (its own block included: a message to itself is a copy
- *    too) x 2 MiB = 32 MiB, so a block is touched again only after 31 other MiB: nothing resident
- *    (cold in the warm-up). Each of the 4 steps is 4 copies at once, one per core, each 1 MiB at s:
- *    4 x 1 MiB / 2 GB/s = 2.0972 ms per all-to-all. Counting the 4 copies in flight instead
- *    (4 x 2 MiB = 8 MiB, fitting 12 MiB) runs them at r_c: 4 x 1 MiB / 15.5 GB/s = 0.271 ms.
+ *    iterations after an untimed warm-up): each rank's send and receive buffers are 4 MiB apiece, and
+ *    one all-to-all makes 4 ranks x 4 copies (its own block included: a message to itself is a copy
+ *    too) of 2 MiB each, 32 MiB, so a block's copy comes back at stack distance 30 + 2 = 32 MiB:
+ *    the cache keeps h = (12 / 32)^3 = 0.0527 of it (numa_cache_share). Each of the 4 steps is 4
+ *    copies at once, one per core, each of 1 MiB at 1 / (h / r_c + (1 - h) / s): the all-to-all takes
+ *    4 x 1 MiB x (0.0527 / 15.5 GB/s + 0.9473 / 2 GB/s) = 2.0008 ms (an ideal LRU, keeping none of
+ *    it: 2.0972 ms). Counting the 4 copies in flight instead (4 x 2 MiB = 8 MiB, fitting 12 MiB) runs
+ *    them at r_c: 4 x 1 MiB / 15.5 GB/s = 0.271 ms.
  * Handshakes and per-message CPU are microseconds: 2% tolerance. The all-to-all fails without the
  * mechanism (more than 50% off); the osu_bw row shows the window stays resident with it. */
 static double recency_run(const char *on, int n, const char *place, const char *prog, long size)
@@ -399,7 +401,8 @@ Test(e2e, cache_recency_buffers_decide_residency)
   const char *a2a = "alltoall_block -m 1048576 -b 1 -i 2";
   double t = recency_run("true", 4, "0.0,0.0,0.0,0.0", a2a, 0);
   double t_off = recency_run("false", 4, "0.0,0.0,0.0,0.0", a2a, 0);
-  double expect = 4 * m / s;
+  const double h = pow(12.0 / 32, 3);
+  double expect = 4 * m * (h / rc + (1 - h) / s);
   printf("all-to-all 1 MiB, 4 ranks, one socket: closed form %.6g s, simulated %.6g s (copies in flight decide: %.6g; "
          "in-cache closed form %.6g)\n", expect, t, t_off, 4 * m / rc);
   cr_assert(fabs(t - expect) < 0.02 * expect, "all-to-all %.6g s, expected %.6g", t, expect);

@@ -4,11 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Ranges kept at most: below the cache's size in bytes, a stack of many small ranges (eager
- * messages of a few bytes) is cut here; its oldest small ranges then count as evicted early. */
-#define NUMA_LRU_MAX_RANGES 4096
-
-void numa_lru_init(struct numa_lru *l, double capacity_B) { *l = (struct numa_lru){.capacity_B = capacity_B}; }
+void numa_lru_init(struct numa_lru *l) { *l = (struct numa_lru){0}; }
 
 void numa_lru_free(struct numa_lru *l)
 {
@@ -19,20 +15,38 @@ void numa_lru_free(struct numa_lru *l)
 
 static double len(const struct numa_range *r) { return (double)(r->hi - r->lo); }
 
-double numa_lru_resident(const struct numa_lru *l, int space, uintptr_t lo, uintptr_t hi)
+static double overlap(const struct numa_range *r, int space, uintptr_t lo, uintptr_t hi)
 {
-  double d = 0, res = 0;
-  for (int i = 0; i < l->n && d < l->capacity_B; i++) {
-    const struct numa_range *r = &l->r[i];
-    double n = len(r);
-    if (r->space == space && r->lo < hi && lo < r->hi) {
-      double share = (l->capacity_B - d) / n; /* the part of R whose stack distance is below C */
-      uintptr_t a = r->lo > lo ? r->lo : lo, b = r->hi < hi ? r->hi : hi;
-      res += (double)(b - a) * (share < 1 ? share : 1);
+  if (r->space != space || r->hi <= lo || hi <= r->lo)
+    return 0;
+  return (double)((r->hi < hi ? r->hi : hi) - (r->lo > lo ? r->lo : lo));
+}
+
+void numa_lru_copy_resident(const struct numa_lru *l, int s, uintptr_t s_lo, uintptr_t s_hi, int d, uintptr_t d_lo,
+                            uintptr_t d_hi, numa_lru_share *share, const void *ctx, double *src_B, double *dst_B)
+{
+  double above = 0;              /* bytes of the groups above the current one */
+  double seen_s = 0, seen_d = 0; /* bytes of the two ranges in those groups and the current one */
+  *src_B = *dst_B = 0;
+  for (int i = 0; i < l->n;) {
+    int j = i;
+    double group = 0, gs = 0, gd = 0;
+    for (; j < l->n && l->r[j].group == l->r[i].group; j++) {
+      group += len(&l->r[j]);
+      gs += overlap(&l->r[j], s, s_lo, s_hi);
+      gd += overlap(&l->r[j], d, d_lo, d_hi);
     }
-    d += n;
+    seen_s += gs;
+    seen_d += gd;
+    /* the other range's bytes in no group down to this one are new to the stack: the copy brings
+     * them in as it goes */
+    if (gs > 0)
+      *src_B += gs * share(ctx, above + group + ((double)(d_hi - d_lo) - seen_d));
+    if (gd > 0)
+      *dst_B += gd * share(ctx, above + group + ((double)(s_hi - s_lo) - seen_s));
+    above += group;
+    i = j;
   }
-  return res;
 }
 
 /* Room for N ranges. Returns 0 when out of memory. */
@@ -51,7 +65,7 @@ static int reserve(struct numa_lru *l, int n)
   return 1;
 }
 
-void numa_lru_touch(struct numa_lru *l, int space, uintptr_t lo, uintptr_t hi)
+static void touch(struct numa_lru *l, int space, uintptr_t lo, uintptr_t hi, uint64_t g)
 {
   if (hi <= lo)
     return;
@@ -60,7 +74,7 @@ void numa_lru_touch(struct numa_lru *l, int space, uintptr_t lo, uintptr_t hi)
     struct numa_range *r = &l->r[i];
     if (r->space != space || r->hi <= lo || hi <= r->lo)
       continue;
-    struct numa_range left = {space, r->lo, lo}, right = {space, hi, r->hi};
+    struct numa_range left = {space, r->lo, lo, r->group}, right = {space, hi, r->hi, r->group};
     int keep_l = r->lo < lo, keep_r = hi < r->hi;
     if (keep_l && keep_r) {
       if (!reserve(l, l->n + 1))
@@ -82,12 +96,25 @@ void numa_lru_touch(struct numa_lru *l, int space, uintptr_t lo, uintptr_t hi)
   if (!reserve(l, l->n + 1))
     return;
   memmove(l->r + 1, l->r, (size_t)l->n * sizeof *l->r);
-  l->r[0] = (struct numa_range){space, lo, hi};
+  l->r[0] = (struct numa_range){space, lo, hi, g};
   l->n++;
-  /* drop what lies wholly beyond the cache, and the oldest ranges beyond the bound */
-  double d = 0;
+}
+
+void numa_lru_copy_touch(struct numa_lru *l, int s, uintptr_t s_lo, uintptr_t s_hi, int d, uintptr_t d_lo,
+                         uintptr_t d_hi)
+{
+  uint64_t g = ++l->touches;
+  touch(l, s, s_lo, s_hi, g);
+  touch(l, d, d_lo, d_hi, g);
+  /* keep the most recent groups, whole, up to the bound */
   int keep = 0;
-  while (keep < l->n && d < l->capacity_B && keep < NUMA_LRU_MAX_RANGES)
-    d += len(&l->r[keep++]);
+  while (keep < l->n) {
+    int j = keep;
+    while (j < l->n && l->r[j].group == l->r[keep].group)
+      j++;
+    if (j > NUMA_LRU_MAX_RANGES)
+      break;
+    keep = j;
+  }
   l->n = keep;
 }

@@ -72,9 +72,16 @@ struct numa_state {
 
 double numa_memory_capacity(const struct numa_params *p, double B, double n, double m)
 {
-  double ws = 2 * m * (n < 0.5 ? 0.5 : n);
-  return numa_memory_capacity_resident(p, B, n, ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3));
+  return numa_memory_capacity_resident(p, B, n, numa_cache_share(p, 2 * m * (n < 0.5 ? 0.5 : n)));
 }
+
+double numa_cache_share(const struct numa_params *p, double ws)
+{
+  return ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3);
+}
+
+/* numa_lru_share over the numa model's cache */
+static double lru_share(const void *ctx, double dist) { return numa_cache_share(ctx, dist); }
 
 double numa_memory_capacity_resident(const struct numa_params *p, double B, double n, double h)
 {
@@ -192,7 +199,7 @@ static int numa_create(void **state, const struct icsim_params *ps, const struct
   s->lru = calloc((size_t)pf->nlinks, sizeof *s->lru);
   s->resident = calloc((size_t)pf->nlinks, sizeof *s->resident);
   for (int i = 0; i < pf->nlinks; i++) {
-    numa_lru_init(&s->lru[i], s->p.cache_B);
+    numa_lru_init(&s->lru[i]);
     s->resident[i] = -1;
   }
   for (int n = 0; n < pf->p.nodes; n++)
@@ -291,11 +298,13 @@ static void cache_recency(struct numa_state *s, const struct icsim_wire_query *q
   }
   uintptr_t src = (uintptr_t)m->buf, dst = (uintptr_t)m->recv_buf, len = (uintptr_t)q->bytes;
   struct numa_lru *l = &s->lru[b];
-  if (a == b)
-    s->resident[b] = (numa_lru_resident(l, m->src_rank, src, src + len) + numa_lru_resident(l, m->dst_rank, dst, dst + len)) /
-                     (2 * q->bytes);
-  numa_lru_touch(l, m->src_rank, src, src + len);
-  numa_lru_touch(l, m->dst_rank, dst, dst + len);
+  if (a == b) {
+    double in_src, in_dst;
+    numa_lru_copy_resident(l, m->src_rank, src, src + len, m->dst_rank, dst, dst + len, lru_share, &s->p, &in_src,
+                           &in_dst);
+    s->resident[b] = (in_src + in_dst) / (2 * q->bytes);
+  }
+  numa_lru_copy_touch(l, m->src_rank, src, src + len, m->dst_rank, dst, dst + len);
 }
 
 /* Intra-node copies tell their memory controllers how big the copies are (the cache share

@@ -66,6 +66,12 @@ double numa_copies_at_once(int n, int cores, int counted);
  * N may be fractional: a copy between sockets is half a copy on each controller. */
 double numa_memory_capacity(const struct numa_params *p, double B, double n, double m);
 
+/* Share of a copy's bytes the last-level cache serves when the bytes swept between two uses of them
+ * (the working set) are WS: 1 while WS fits the cache C, then (C / WS)^3 (an LRU would keep none of
+ * a cyclic sweep beyond C; a real cache, set-associative with pseudo-LRU replacement and physically
+ * indexed, thins out gradually: the cube is the assumed shape, as above). */
+double numa_cache_share(const struct numa_params *p, double ws);
+
 /* The same with the share H of each copy's bytes served from the cache given (numa/cache-recency:
  * from the buffers the program touched, cache_lru.h): H at the cache rate, 1 - H from memory. */
 double numa_memory_capacity_resident(const struct numa_params *p, double B, double n, double h);
