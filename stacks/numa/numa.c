@@ -38,10 +38,10 @@ static const struct icsim_param_desc numa_params_table[] = {
      "many copies at once as there are cores copying, however many transfers are in flight; false = every "
      "transfer in flight is a copy of its own", NULL, F(core_copies)},
     {"numa/cache-recency", ICSIM_P_BOOL, 0, 0, 0, "false", "assumed",
-     "a copy inside a socket finds the part of its source and destination buffers in the last-level cache "
-     "that the program's transfers touched recently enough: the distinct bytes the socket's transfers touched "
-     "since fit in numa/cache-bytes (an LRU stack of buffers, Mattson et al. 1970); false = the copies in "
-     "flight decide (k working sets of 2m against the cache)", NULL, F(cache_recency)},
+     "a copy's cache share comes from the buffers the node's transfers touched: its source and destination come "
+     "back at their stack distance (the distinct bytes the socket's copies swept since they were last copied, "
+     "Mattson et al. 1970, kept per socket at buffer granularity), which takes the place of the copies in "
+     "flight's working set in the cache share; false = the copies in flight decide (k working sets of 2m)", NULL, F(cache_recency)},
 };
 
 /* The copies a core has in flight on the node's channels: per channel (a link, and its direction on

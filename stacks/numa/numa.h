@@ -15,6 +15,10 @@
  * Share of a copy served from the last-level cache of C bytes (LRU thrashes quickly once the n
  * working sets no longer fit; the cube is the assumed shape):
  *       h = 1 if n 2m <= C, else (C / (n 2m))^3
+ * With numa/cache-recency the working set n 2m is instead the stack distance at which the copy's
+ * buffers come back, from the buffers the node's transfers touched (cache_lru.h): a copy of one
+ * buffer again and again stays resident however many copies are in flight; an exchange sweeping
+ * more buffers than the cache holds finds little, though its copies in flight would fit.
  * per-copy rate 1 / (h / r_c + (1 - h) 2n / bus(n)),   r_c = copy rate within the cache
  * A copy between the sockets reads on one controller and writes on the other: it counts as
  * half a copy on each, and gets no cache share (the reading core sees the other socket's
