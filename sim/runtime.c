@@ -263,6 +263,10 @@ void icsim_runtime_wire(struct icsim_runtime *rt, struct icsim_wire_query *q, in
   const struct icsim_transfer *t =
       icsim_transfers_start(rt->transfers, src_host, dst_host, size, q->now_s, rt->internal_calls > 0, rt->rank_internal);
   q->id = t ? t->id : 0;
+  /* a message's receive buffer, for the layers that follow what the program touches (numa's
+   * cache): the receive SMPI would match it to, in posting order */
+  if (t && t->msg.kind == ICSIM_MSG_P2P && rt->posted_recv && t->msg.dst_rank >= 0)
+    icsim_transfers_set_recv_buf(rt->transfers, t->id, rt->posted_recv(t->msg.dst_rank, t->msg.src_rank, t->msg.tag));
   q->msg = t ? &t->msg : NULL;
   q->kind = t ? t->msg.kind : ICSIM_MSG_P2P;
   q->announced_s = t ? t->announced_s : q->now_s;

@@ -53,6 +53,10 @@ struct icsim_runtime {
   double wire_flow_s, wire_transfers_done;
   int time_observed; /* --trace, --breakdown or --stats: host-timed code is charged before each call */
   int breakdown;     /* --breakdown: print where each rank's time went at the end */
+  /* the MPI layer's posted receives: the buffer of the oldest receive rank DST has posted that a
+   * message from world rank SRC with TAG would match and no transfer has been given yet (marked
+   * given); NULL when none. Set by sim/mpi once a receive is posted; NULL outside MPI programs. */
+  const void *(*posted_recv)(int dst, int src, int tag);
   int finished;          /* the simulation has ended: a process exit now is smpirun's own */
   int deadlocked;
 };

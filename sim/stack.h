@@ -57,6 +57,8 @@ struct icsim_msg {
   size_t bytes;               /* payload */
   const void *buf;            /* the user buffer as passed (alignment decides copy paths) */
   int tag;
+  const void *recv_buf;       /* wire side: the buffer of the posted receive the message lands in,
+                               * in the receiver's address space (NULL: not known, e.g. one-sided) */
 };
 
 /* One transfer, from the MPI layer's announcement to SimGrid's completion: ID joins the two. */

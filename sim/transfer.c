@@ -192,6 +192,15 @@ void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, dou
     }
 }
 
+void icsim_transfers_set_recv_buf(struct icsim_transfer_table *t, uint64_t id, const void *buf)
+{
+  for (struct node *n = t->flying[id_bucket(id)]; n; n = n->next)
+    if (n->t.id == id) {
+      n->t.msg.recv_buf = buf;
+      return;
+    }
+}
+
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id)
 {
   for (struct node **pp = &t->flying[id_bucket(id)]; *pp; pp = &(*pp)->next) {

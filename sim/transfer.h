@@ -44,6 +44,8 @@ int icsim_transfers_cancel(struct icsim_transfer_table *t, uint64_t id);
 /* The stacks' phases of transfer ID (just started) add up to S seconds; alone, it would take ALONE_S
  * (0: no layer said). */
 void icsim_transfers_set_phases(struct icsim_transfer_table *t, uint64_t id, double s, double alone_s);
+/* The receive transfer ID (just started) lands in: BUF in the receiver's address space. */
+void icsim_transfers_set_recv_buf(struct icsim_transfer_table *t, uint64_t id, const void *buf);
 /* SimGrid completed transfer ID; returns the record (valid until the next call) or NULL. */
 const struct icsim_transfer *icsim_transfers_done(struct icsim_transfer_table *t, uint64_t id);
 

@@ -349,6 +349,69 @@ Test(e2e, core_copies_one_core_per_receiver)
   }
 }
 
+/* numa/cache-recency: a copy inside a socket finds in the cache what of its two buffers the socket's
+ * transfers touched recently enough (an LRU stack of buffers, stacks/numa/cache_lru.h). On
+ * sibsutis-numa-ib with numa/core-copies on and a controller that never saturates (as above:
+ * sharpness 64, 1 TB/s, so bus(k) = 2 k s), one core copies at s = 2 GB/s from memory and at the
+ * platform's r_c = numa/cache-bandwidth = 15.5 GB/s from the cache, its 12 MiB L3 as it is:
+ *  - osu_bw, 1 MiB, one socket: every message of every window is copied from one send buffer into one
+ *    receive buffer, 2 MiB in all, the cache's two most recent ranges after the warm-up: resident,
+ *    one core at r_c: 15500 MB/s. (With core-copies on, one 2 MiB working set counted in flight fits
+ *    too: both rules give r_c here; without core-copies, the 64 copies in flight were 128 MiB.)
+ *  - the block all-to-all of 1 MiB among 4 ranks of one socket (alltoall_block -b 1, 2 timed
+ *    iterations after an untimed warm-up): each rank's send and receive buffers are 4 MiB apiece, and
+ *    one all-to-all makes 4 ranks x 4 copies (its own block included: a message to itself is a copy
+ *    too) of 2 MiB each, 32 MiB, so a block's copy comes back at stack distance 30 + 2 = 32 MiB:
+ *    the cache keeps h = (12 / 32)^3 = 0.0527 of it (numa_cache_share). Each of the 4 steps is 4
+ *    copies at once, one per core, each of 1 MiB at 1 / (h / r_c + (1 - h) / s): the all-to-all takes
+ *    4 x 1 MiB x (0.0527 / 15.5 GB/s + 0.9473 / 2 GB/s) = 2.0008 ms (an ideal LRU, keeping none of
+ *    it: 2.0972 ms). Counting the 4 copies in flight instead (4 x 2 MiB = 8 MiB, fitting 12 MiB) runs
+ *    them at r_c: 4 x 1 MiB / 15.5 GB/s = 0.271 ms.
+ * Handshakes and per-message CPU are microseconds: 2% tolerance. The all-to-all fails without the
+ * mechanism (more than 50% off); the osu_bw row shows the window stays resident with it. */
+static double recency_run(const char *on, int n, const char *place, const char *prog, long size)
+{
+  char cmd[2048], *out;
+  snprintf(cmd, sizeof cmd,
+           ICSIM " run -p " ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml -n %d --place %s --host-timing off "
+                 "--set numa/core-copies=true --set numa/cache-recency=%s --set numa/sharpness=64 "
+                 "--set nodes/memory-bandwidth=1TBps --set numa/stream-bandwidth=2GBps " WL "%s",
+           n, place, on, prog);
+  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+  double v = -1;
+  if (size > 0)
+    v = row_value(out, size);
+  else {
+    char row[16];
+    snprintf(row, sizeof row, "\n%d ", n);
+    const char *at = strstr(out, row);
+    if (at)
+      sscanf(at + 1, "%*d %lf", &v);
+  }
+  cr_assert(v > 0, "%s", out);
+  free(out);
+  return v;
+}
+
+Test(e2e, cache_recency_buffers_decide_residency)
+{
+  const double s = 2e9, rc = 15.5e9, m = 1048576;
+  double bw = recency_run("true", 2, "0.0,0.0", "osu_bw -m 1048576:1048576", 1048576);
+  double bw_off = recency_run("false", 2, "0.0,0.0", "osu_bw -m 1048576:1048576", 1048576);
+  printf("osu_bw 1 MiB one socket: closed form %.6g MB/s, simulated %.6g (copies in flight decide: %.6g)\n", rc / 1e6,
+         bw, bw_off);
+  cr_assert(fabs(bw - rc / 1e6) < 0.02 * rc / 1e6, "osu_bw %.6g MB/s, expected %.6g", bw, rc / 1e6);
+  const char *a2a = "alltoall_block -m 1048576 -b 1 -i 2";
+  double t = recency_run("true", 4, "0.0,0.0,0.0,0.0", a2a, 0);
+  double t_off = recency_run("false", 4, "0.0,0.0,0.0,0.0", a2a, 0);
+  const double h = pow(12.0 / 32, 3);
+  double expect = 4 * m * (h / rc + (1 - h) / s);
+  printf("all-to-all 1 MiB, 4 ranks, one socket: closed form %.6g s, simulated %.6g s (copies in flight decide: %.6g; "
+         "in-cache closed form %.6g)\n", expect, t, t_off, 4 * m / rc);
+  cr_assert(fabs(t - expect) < 0.02 * expect, "all-to-all %.6g s, expected %.6g", t, expect);
+  cr_assert(fabs(t_off - expect) > 0.5 * expect, "all-to-all without cache-recency: %.6g s", t_off);
+}
+
 /* An all-to-all(v) posted all at once among 4 nodes through a switch with 802.3x PAUSE: every
  * output port is fed by 3 sources that each send to 3 nodes, so head-of-line blocking leaves it
  * Karol et al.'s sat(3) = 0.6825 of its link. On the zero-overhead star the bandwidth-bound

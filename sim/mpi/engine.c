@@ -53,6 +53,8 @@ struct entry {
   MPI_Comm comm;
   char mode; /* persistent send: 's'ynchronous, 'r'eady, 'b'uffered or standard */
   uint64_t announced; /* persistent send: its current start's announcement (for MPI_Cancel) */
+  int peer_world;     /* a receive's source as a world rank (MPI_ANY_SOURCE kept), when started */
+  int given;          /* a started receive the wire side has given a transfer (posted_recv) */
   struct entry *hnext;         /* hash chain */
   struct entry *anext, *aprev; /* the owner's active receives, in posting order */
 };
@@ -208,9 +210,34 @@ static void remove_entry(struct entry *e)
   free(e);
 }
 
+/* The runtime's posted_recv: the buffer of DST's oldest started receive, not yet given a
+ * transfer, that a message from world rank SRC with TAG matches (SMPI matches in posting order
+ * too; the communicator is not compared: a message of another communicator with the same source
+ * and tag could take a receive's buffer, and the two then swap buffers). Runs in SimGrid's kernel
+ * as a transfer starts: reads the lists, calls no MPI. */
+static const void *posted_recv(int dst, int src, int tag)
+{
+  if (dst < 0 || dst >= nranks_alloc)
+    return NULL;
+  for (struct entry *e = active_head[dst]; e; e = e->anext)
+    if (e->kind == RECV && !e->given && (e->peer_world == MPI_ANY_SOURCE || e->peer_world == src) &&
+        (e->tag == MPI_ANY_TAG || e->tag == tag)) {
+      e->given = 1;
+      return e->buf;
+    }
+  return NULL;
+}
+
 static void activate(struct entry *e)
 {
   ensure_ranks(e->owner);
+  if (e->kind == RECV) {
+    struct icsim_runtime *rt = icsim_runtime_get();
+    e->peer_world = icsim_world_rank(e->comm, e->peer);
+    e->given = 0;
+    if (rt)
+      rt->posted_recv = posted_recv;
+  }
   e->active = 1;
   e->done = 0;
   e->aprev = active_tail[e->owner];
@@ -460,11 +487,14 @@ int icsim_engine_start(MPI_Request *req)
     int count = e->count; /* a predefined type is posted as its bytes, as MPICH takes them (smpi_direct.cpp) */
     MPI_Datatype type = e->type;
     icsim_smpi_recv_type(&count, &type);
+    /* active (posted) before SMPI sees it: a matching send already waiting starts its transfer inside
+     * the call, and the wire side then looks for this receive's buffer (posted_recv) */
+    activate(e);
     int rc = e->layer_args && icsim_direct_ok() && icsim_direct_args_ok(e->buf, e->count, e->type)
                  ? icsim_smpi_irecv((void *)e->buf, count, type, e->peer, e->tag, e->comm, &e->live)
                  : PMPI_Irecv((void *)e->buf, count, type, e->peer, e->tag, e->comm, &e->live);
-    if (rc == MPI_SUCCESS)
-      activate(e);
+    if (rc != MPI_SUCCESS)
+      deactivate(e);
     return rc;
   }
   return PMPI_Start(req);

@@ -60,6 +60,7 @@ void icsim_fill_msg(struct icsim_runtime *rt, struct icsim_msg *m, int src, int 
   m->bytes = bytes;
   m->buf = buf;
   m->tag = tag;
+  m->recv_buf = NULL;
 }
 
 /* --trace: the state of rank ME's timeline that a charge of the layer's is (see icsim_occupy). */

@@ -1,10 +1,13 @@
 /* numa stack: non-linear sharing of node-internal channels (see numa.h). */
 #include "numa.h"
 
+#include <stdint.h>
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "cache_lru.h"
 #include "platform.h"
 #include "topology.h"
 
@@ -34,6 +37,11 @@ static const struct icsim_param_desc numa_params_table[] = {
      "single copy), and a core makes its copies one after another: a memory controller or socket link serves as "
      "many copies at once as there are cores copying, however many transfers are in flight; false = every "
      "transfer in flight is a copy of its own", NULL, F(core_copies)},
+    {"numa/cache-recency", ICSIM_P_BOOL, 0, 0, 0, "false", "assumed",
+     "a copy's cache share comes from the buffers the node's transfers touched: its source and destination come "
+     "back at their stack distance (the distinct bytes the socket's copies swept since they were last copied, "
+     "Mattson et al. 1970, kept per socket at buffer granularity), which takes the place of the copies in "
+     "flight's working set in the cache share; false = the copies in flight decide (k working sets of 2m)", NULL, F(cache_recency)},
 };
 
 /* The copies a core has in flight on the node's channels: per channel (a link, and its direction on
@@ -57,17 +65,31 @@ struct numa_state {
   double *msg_B;  /* per link: size of the last copy started on it */
   bool *crossing; /* per memory link: the last copy started on it crossed the sockets */
   bool *adapter;  /* per link: it is a node's whole network adapter */
+  struct numa_lru *lru; /* per link: a memory link's socket cache, the ranges touched (numa/cache-recency) */
+  double *resident;     /* per memory link: the share of the last copy started on it found in the cache;
+                         * negative: its buffers are not known, the copies in flight decide */
 };
 
 double numa_memory_capacity(const struct numa_params *p, double B, double n, double m)
+{
+  return numa_memory_capacity_resident(p, B, n, numa_cache_share(p, 2 * m * (n < 0.5 ? 0.5 : n)));
+}
+
+double numa_cache_share(const struct numa_params *p, double ws)
+{
+  return ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3);
+}
+
+/* numa_lru_share over the numa model's cache */
+static double lru_share(const void *ctx, double dist) { return numa_cache_share(ctx, dist); }
+
+double numa_memory_capacity_resident(const struct numa_params *p, double B, double n, double h)
 {
   if (n < 0.5)
     n = 0.5;
   double demand = 2 * n * p->stream_bw_Bps;
   /* in units of B, so that large exponents do not underflow */
   double bus = B * pow(pow(demand / B, -p->sharpness) + 1, -1 / p->sharpness);
-  double ws = 2 * m * n;
-  double h = ws <= p->cache_B ? 1 : pow(p->cache_B / ws, 3);
   double per_copy = 1 / (h / p->cache_bw_Bps + (1 - h) * 2 * n / bus);
   return n * per_copy;
 }
@@ -174,6 +196,12 @@ static int numa_create(void **state, const struct icsim_params *ps, const struct
   s->adapter = calloc((size_t)pf->nlinks, sizeof *s->adapter);
   s->cores = calloc(2 * (size_t)pf->nlinks, sizeof *s->cores);
   s->copies = calloc(2 * (size_t)pf->nlinks, sizeof *s->copies);
+  s->lru = calloc((size_t)pf->nlinks, sizeof *s->lru);
+  s->resident = calloc((size_t)pf->nlinks, sizeof *s->resident);
+  for (int i = 0; i < pf->nlinks; i++) {
+    numa_lru_init(&s->lru[i]);
+    s->resident[i] = -1;
+  }
   for (int n = 0; n < pf->p.nodes; n++)
     if (icsim_adapter_link(pf, n) >= 0)
       s->adapter[icsim_adapter_link(pf, n)] = true;
@@ -190,6 +218,10 @@ static void numa_destroy(void *state)
   free(s->cores);
   free(s->copies);
   free(s->core);
+  for (int i = 0; i < s->pf->nlinks; i++)
+    numa_lru_free(&s->lru[i]);
+  free(s->lru);
+  free(s->resident);
   free(s);
 }
 
@@ -216,6 +248,8 @@ static double numa_channel_capacity(void *state, const struct icsim_link *link, 
     return numa_socket_link_capacity(&s->p, nominal, (int)k);
   if (s->crossing[i]) /* half a copy each, never from the cache: in units of copies */
     return 2 * numa_memory_capacity(&s->p, nominal, k / 2.0, INFINITY);
+  if (s->p.cache_recency && s->resident[i] >= 0)
+    return numa_memory_capacity_resident(&s->p, nominal, k, s->resident[i]);
   return numa_memory_capacity(&s->p, nominal, k, s->msg_B[i]);
 }
 
@@ -249,6 +283,30 @@ static double numa_alone_s(struct numa_state *s, const struct icsim_wire_query *
   return rate > 0 && isfinite(rate) ? c->latency_s + (q->bytes + q->envelope_bytes) / rate : -1;
 }
 
+/* numa/cache-recency: the copy of Q from memory link A's socket to B's is made by B's core (the
+ * receiver's); its source and destination buffers, as far as the socket's cache still holds them,
+ * come from the cache. Their resident share is what the memory link's copies get; then both are the
+ * cache's most recent ranges. A copy between the sockets gets no cache share (numa_channel_capacity)
+ * but still leaves both buffers in the copying core's cache. A transfer whose buffers are not known
+ * (SMPI's own, one-sided) leaves the copies in flight to decide. */
+static void cache_recency(struct numa_state *s, const struct icsim_wire_query *q, int a, int b)
+{
+  const struct icsim_msg *m = q->msg;
+  if (!m || !m->buf || !m->recv_buf || q->bytes <= 0) {
+    s->resident[a] = s->resident[b] = -1;
+    return;
+  }
+  uintptr_t src = (uintptr_t)m->buf, dst = (uintptr_t)m->recv_buf, len = (uintptr_t)q->bytes;
+  struct numa_lru *l = &s->lru[b];
+  if (a == b) {
+    double in_src, in_dst;
+    numa_lru_copy_resident(l, m->src_rank, src, src + len, m->dst_rank, dst, dst + len, lru_share, &s->p, &in_src,
+                           &in_dst);
+    s->resident[b] = (in_src + in_dst) / (2 * q->bytes);
+  }
+  numa_lru_copy_touch(l, m->src_rank, src, src + len, m->dst_rank, dst, dst + len);
+}
+
 /* Intra-node copies tell their memory controllers how big the copies are (the cache share
  * depends on it) and whether they cross the sockets; the costs themselves come from the
  * channels' capacity. The controller's sharing assumes the copies on it are alike: exact for
@@ -263,6 +321,8 @@ static void numa_wire(void *state, const struct icsim_wire_query *q, struct icsi
     int b = icsim_memory_link(s->pf, icsim_host_of(s->pf, q->dst_node, q->dst_socket));
     s->msg_B[a] = s->msg_B[b] = q->bytes;
     s->crossing[a] = s->crossing[b] = a != b;
+    if (s->p.cache_recency)
+      cache_recency(s, q, a, b);
     /* the receiver's core makes the copy (transfer_done ends it: ids only, SMPI's own have no end
      * report) */
     if (s->p.core_copies && q->id && q->msg)

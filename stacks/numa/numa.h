@@ -15,6 +15,10 @@
  * Share of a copy served from the last-level cache of C bytes (LRU thrashes quickly once the n
  * working sets no longer fit; the cube is the assumed shape):
  *       h = 1 if n 2m <= C, else (C / (n 2m))^3
+ * With numa/cache-recency the working set n 2m is instead the stack distance at which the copy's
+ * buffers come back, from the buffers the node's transfers touched (cache_lru.h): a copy of one
+ * buffer again and again stays resident however many copies are in flight; an exchange sweeping
+ * more buffers than the cache holds finds little, though its copies in flight would fit.
  * per-copy rate 1 / (h / r_c + (1 - h) 2n / bus(n)),   r_c = copy rate within the cache
  * A copy between the sockets reads on one controller and writes on the other: it counts as
  * half a copy on each, and gets no cache share (the reading core sees the other socket's
@@ -53,6 +57,7 @@ struct numa_params {
   double qpi_sharpness; /* how sharply the socket link saturates (smooth-minimum exponent) */
   double adapter_stream_Bps; /* link rate one connection through the network adapter reaches; 0: the link's */
   bool core_copies;     /* a transfer inside a node is one core's copy; a core copies one at a time */
+  bool cache_recency;   /* the buffers the transfers touched decide a copy's cache share (cache_lru.h) */
 };
 
 /* How many copies a channel carried by N transfers really runs at once when each core makes its
@@ -64,6 +69,16 @@ double numa_copies_at_once(int n, int cores, int counted);
 /* Aggregate copy rate of N copies of M bytes each through a controller of bus capacity B.
  * N may be fractional: a copy between sockets is half a copy on each controller. */
 double numa_memory_capacity(const struct numa_params *p, double B, double n, double m);
+
+/* Share of a copy's bytes the last-level cache serves when the bytes swept between two uses of them
+ * (the working set) are WS: 1 while WS fits the cache C, then (C / WS)^3 (an LRU would keep none of
+ * a cyclic sweep beyond C; a real cache, set-associative with pseudo-LRU replacement and physically
+ * indexed, thins out gradually: the cube is the assumed shape, as above). */
+double numa_cache_share(const struct numa_params *p, double ws);
+
+/* The same with the share H of each copy's bytes served from the cache given (numa/cache-recency:
+ * from the buffers the program touched, cache_lru.h): H at the cache rate, 1 - H from memory. */
+double numa_memory_capacity_resident(const struct numa_params *p, double B, double n, double h);
 
 /* Aggregate rate of N streams in one direction of a socket link of nominal bandwidth C;
  * negative when the link shares fairly (no interleaving penalty configured). */

@@ -1,2 +1,2 @@
-set(STACK_SOURCES numa.c)
+set(STACK_SOURCES numa.c cache_lru.c)
 set(STACK_TESTS tests/test_numa.c)

@@ -436,7 +436,7 @@ static void *make(struct icsim_platform *pf)
 static void one_message(void *st, uint64_t id, int src, int dst, int src_node, int dst_node, const void *buf,
                         size_t bytes, int tag)
 {
-  struct icsim_msg m = {ICSIM_MSG_P2P, src, dst, src_node, dst_node, 0, 0, bytes, buf, tag};
+  struct icsim_msg m = {ICSIM_MSG_P2P, src, dst, src_node, dst_node, 0, 0, bytes, buf, tag, NULL};
   smpo_stack.send_cpu(st, &m);
   struct icsim_wire_query q = {.id = id, .msg = &m, .bytes = (double)bytes, .envelope_bytes = 16,
                                .src_node = src_node, .dst_node = dst_node, .route_latency_s = 1e-6,
