@@ -17,7 +17,8 @@ Each run is made three times: plain, with a Paje trace, with a Chrome trace. Che
 - both hold, per link and node channel the transfers cross, how many cross it (a Paje variable, a
   Chrome counter), never below zero, and its utilisation (bandwidth in use over nominal), never
   below zero, above zero only while a transfer crosses it, and near 1 somewhere in the ping-pong
-  (its large messages fill the route's slowest link);
+  (its large messages fill the route's slowest link; on a one-node platform above zero: a lone copy is
+  one core's, a fraction of its memory controller);
 - both hold each transfer with its phases as its platform's stack priced them (the paper's names)
   and its flow, one after the other, summing to the transfer's duration: Chrome on the sender's
   track, Paje in the sender's transfer lanes (a transfer never overlaps another in its lane), the
@@ -152,8 +153,16 @@ def paje_states(path, what, case):
             if v > 0 and e0 - s0 > EPS and any(l[2] == 0 and l[0] < e0 - EPS and s0 < l[1] - EPS for l in load.get(name, [])):
                 failures.append("%s: link %s is %.3f used over [%.9f, %.9f] with no transfer on it" % (what, name, v, s0, e0))
                 break
-    if case == "pingpong" and max((v for ivs in use.values() for _, _, v in ivs), default=0) < 0.5:
+    # the ping-pong's large messages fill the slowest link of a route through the network; inside one
+    # node (a one-node platform: only memory controllers and socket links) a lone copy is one core's,
+    # which a memory controller serves at a fraction of its rate (one Haswell core's 15.5 GB/s of a
+    # 68 GB/s controller), so there it need only be used
+    node_only = all(name.startswith(("mem:", "qpi:")) for name in use)
+    peak = max((v for ivs in use.values() for _, _, v in ivs), default=0)
+    if case == "pingpong" and not node_only and peak < 0.5:
         failures.append("%s: no link is ever more than half used by the ping-pong's large messages" % what)
+    if case == "pingpong" and node_only and peak <= 0:
+        failures.append("%s: no node channel is ever used by the ping-pong's large messages" % what)
     names = check_paje_transfers(xfers, what)
     if len(xfers) and sum(1 for x in xfers if x[3] == 0) != links:
         failures.append("%s: %d transfers in the lanes, %d message arrows" % (what, sum(1 for x in xfers if x[3] == 0), links))
