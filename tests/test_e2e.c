@@ -283,6 +283,24 @@ Test(e2e, single_copy_inside_a_node_runs_at_one_core)
   cr_assert(fabs(diff - expect) < 0.01 * expect, "difference %.2f us, expected %.2f us", diff, expect);
 }
 
+/* Run CMD (a numa test's icsim run) and return its printed value at SIZE bytes, or, for SIZE 0,
+ * the all-to-all's row of RANKS ranks (the contention program prints one row per rank count). */
+static double numa_run_value(const char *cmd, long size, int ranks)
+{
+  char *out, row[16];
+  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
+  double v = -1;
+  snprintf(row, sizeof row, "\n%d ", ranks);
+  const char *at = size > 0 ? NULL : strstr(out, row);
+  if (size > 0)
+    v = row_value(out, size);
+  else if (at)
+    sscanf(at + 1, "%*d %lf", &v);
+  cr_assert(v > 0, "%s", out);
+  free(out);
+  return v;
+}
+
 /* numa/core-copies: a message inside a node is one copy made by the receiver's core (CMA), and a
  * core makes its copies one after another. On sibsutis-numa-ib with the memory channels made
  * plain (no cache share: numa/cache-bytes 0; a controller of 1 TB/s that never saturates; sharpness
@@ -303,24 +321,13 @@ Test(e2e, single_copy_inside_a_node_runs_at_one_core)
  * The rendezvous handshakes and per-message CPU are microseconds against milliseconds: 2% tolerance. */
 static double core_copies_run(const char *core, const char *place, const char *set, const char *prog, long size)
 {
-  char cmd[2048], *out;
+  char cmd[2048];
   snprintf(cmd, sizeof cmd,
            ICSIM " run -p " ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml -n %d --place %s --host-timing off "
                  "--set numa/core-copies=%s --set numa/cache-bytes=0B --set numa/sharpness=64 "
                  "--set nodes/memory-bandwidth=1TBps --set numa/stream-bandwidth=2GBps %s " WL "%s",
            !strncmp(prog, "alltoall", 8) ? 3 : 2, place, core, set, prog);
-  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
-  double v = -1;
-  if (size > 0)
-    v = row_value(out, size);
-  else {
-    const char *row = strstr(out, "\n3 ");
-    if (row)
-      sscanf(row + 1, "%*d %lf", &v);
-  }
-  cr_assert(v > 0, "%s", out);
-  free(out);
-  return v;
+  return numa_run_value(cmd, size, 3);
 }
 
 Test(e2e, core_copies_one_core_per_receiver)
@@ -371,26 +378,13 @@ Test(e2e, core_copies_one_core_per_receiver)
  * mechanism (more than 50% off); the osu_bw row shows the window stays resident with it. */
 static double recency_run(const char *on, int n, const char *place, const char *prog, long size)
 {
-  char cmd[2048], *out;
+  char cmd[2048];
   snprintf(cmd, sizeof cmd,
            ICSIM " run -p " ICSIM_SRC "/platforms/sibsutis-numa-ib.yaml -n %d --place %s --host-timing off "
                  "--set numa/core-copies=true --set numa/cache-recency=%s --set numa/sharpness=64 "
                  "--set nodes/memory-bandwidth=1TBps --set numa/stream-bandwidth=2GBps " WL "%s",
            n, place, on, prog);
-  cr_assert_eq(run(cmd, &out, 0), 0, "%s", out);
-  double v = -1;
-  if (size > 0)
-    v = row_value(out, size);
-  else {
-    char row[16];
-    snprintf(row, sizeof row, "\n%d ", n);
-    const char *at = strstr(out, row);
-    if (at)
-      sscanf(at + 1, "%*d %lf", &v);
-  }
-  cr_assert(v > 0, "%s", out);
-  free(out);
-  return v;
+  return numa_run_value(cmd, size, n);
 }
 
 Test(e2e, cache_recency_buffers_decide_residency)
