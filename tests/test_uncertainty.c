@@ -119,6 +119,24 @@ static char *slurp(const char *path)
   return buf;
 }
 
+/* Run the study CMD (its output folder DIR) and return DIR's file NAME (malloc'ed). */
+static char *study_file(const char *cmd, const char *dir, const char *name)
+{
+  char *out, path[512];
+  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
+  free(out);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return slurp(path);
+}
+
+static void remove_tree(const char *dir)
+{
+  char cmd[600], *out;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  run(cmd, &out, 1);
+  free(out);
+}
+
 static int cmp(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
@@ -221,40 +239,31 @@ Test(uncertainty, pingpong_sum_of_three_ranged_terms, .timeout = 300)
  * (link latency, |rho| about 0.84 against 0.47 and 0.28) comes first. */
 Test(uncertainty, small_budget_samples_everything, .timeout = 120)
 {
-  char dir[] = "/tmp/icsim-uq-small-XXXXXX", cmd[1024], *out;
+  char dir[] = "/tmp/icsim-uq-small-XXXXXX", cmd[1024], c[10][128];
   cr_assert_not_null(mkdtemp(dir));
   snprintf(cmd, sizeof cmd, ICSIM " uncertainty -p " ICSIM_SRC "/tests/data/uq-pingpong.yaml -n 2 --budget 20 "
            "--seed 5 -j 2 -o %s osu_latency -m 1:1 -i 10 -x 1", dir);
-  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
-  free(out);
-  char path[512], c[10][128];
-  snprintf(path, sizeof path, "%s/summary.md", dir);
-  char *sum = slurp(path);
+  char *sum = study_file(cmd, dir, "summary.md");
   cr_assert(strstr(sum, "13 sample points over all 3 ranged parameters"), "%s", sum);
   free(sum);
+  char path[512];
   snprintf(path, sizeof path, "%s/uncertainty.csv", dir);
   char *unc = slurp(path);
   csv_cells(unc, "osu_latency,1,", c, 8);
   cr_assert_eq(atoi(c[6]), 13);
   cr_assert(!strncmp(c[7], "network/link-latency;", 21), "top: %s", c[7]);
   free(unc);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  run(cmd, &out, 1);
-  free(out);
+  remove_tree(dir);
 }
 
 /* A validation case: its metric's figures as validate extracts them (here scaled to a round trip). */
 Test(uncertainty, a_case_runs_its_metrics, .timeout = 120)
 {
-  char dir[] = "/tmp/icsim-uq-case-XXXXXX", cmd[1024], *out;
+  char dir[] = "/tmp/icsim-uq-case-XXXXXX", cmd[1024], c[10][128];
   cr_assert_not_null(mkdtemp(dir));
   snprintf(cmd, sizeof cmd, ICSIM " uncertainty --case " ICSIM_SRC "/tests/data/cases/uq-pingpong.yaml --budget 40 "
            "-j 2 -o %s", dir);
-  cr_assert_eq(run(cmd, &out, 1), 0, "%s", out);
-  free(out);
-  char path[512], c[10][128];
-  snprintf(path, sizeof path, "%s/uncertainty.csv", dir);
-  char *unc = slurp(path);
+  char *unc = study_file(cmd, dir, "uncertainty.csv");
   csv_cells(unc, "rtt_us,1,", c, 8);
   /* the round trip: twice the one-way sum of tests/data/uq-pingpong.yaml, its terms at their values */
   double one_way = atof(c[2]) / 2;
@@ -262,9 +271,7 @@ Test(uncertainty, a_case_runs_its_metrics, .timeout = 120)
   cr_assert(atof(c[4]) < atof(c[2]) && atof(c[5]) > atof(c[2]), "interval %s .. %s around %s", c[4], c[5], c[2]);
   cr_assert(!strncmp(c[7], "network/link-latency;", 21), "top: %s", c[7]);
   free(unc);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  run(cmd, &out, 1);
-  free(out);
+  remove_tree(dir);
 }
 
 Test(uncertainty, refuses_what_it_cannot_do)
