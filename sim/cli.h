@@ -44,6 +44,7 @@ struct run_request {
   const char *trace_format; /* paje (default) or chrome */
   bool breakdown;        /* --breakdown: print where each rank's time went */
   bool host_timing;      /* SMPI benchmarking of the program's own computation */
+  bool every_poll;       /* simulate each empty poll of a spinning wait (no skipping) */
   double progress_s;     /* print progress to stderr every so many wall seconds; 0 = never */
   char **program;        /* argv of the program, NULL-terminated */
 };

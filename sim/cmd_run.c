@@ -213,6 +213,8 @@ int build_smpirun(const struct run_request *rq, const char *hostfile, char ***ar
   push(&env, &ne, "%s=%d", ICSIM_ENV_NRANKS, rq->nranks);
   push(&env, &ne, "%s=%s", ICSIM_ENV_PLACE, rq->place);
   push(&env, &ne, "%s=%s", ICSIM_ENV_HOST_TIMING, rq->host_timing ? "on" : "off");
+  if (rq->every_poll)
+    push(&env, &ne, "%s=1", ICSIM_ENV_EVERY_POLL);
   if (rq->progress_s > 0)
     push(&env, &ne, "%s=%g", ICSIM_ENV_PROGRESS, rq->progress_s);
   if (rq->breakdown)
@@ -787,8 +789,12 @@ int launch_smpirun(const struct run_request *rq, int out_fd, char *err, size_t e
     fprintf(stderr,
             "icsim: the program deadlocked (simulated time %s s): no rank can progress. Blocked: %s%s.\n"
             "icsim: look for a receive without a matching send, blocking sends to each other larger than the "
-            "eager threshold, or a rank that ended while others still wait for it.\n",
-            filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)", more);
+            "eager threshold, or a rank that ended while others still wait for it.%s\n",
+            filt.when[0] ? filt.when : "?", filt.blocked ? filt.blocked : "(no details)", more,
+            filt.blocked && strstr(filt.blocked, "synchronization")
+                ? "\nicsim: a rank \"waiting for synchronization\" may be spinning on SkifCh_Recv of a channel no rank "
+                  "left running will send to (its empty polls are skipped until an arrival that cannot come)"
+                : "");
     if (code == 0)
       code = 3;
   } else {
@@ -860,6 +866,11 @@ static void usage(FILE *f)
           "      --host-timing on|off  charge the program's own computation by timing it on this\n"
           "                         machine (SMPI benchmarking; default on). off: only modelled costs,\n"
           "                         results identical run to run\n"
+          "      --every-poll       simulate every empty poll of a spinning wait one by one. By\n"
+          "                         default a rank that polls the same empty SkifCh channel again (its\n"
+          "                         program's code costing nothing: host timing off) sleeps until the\n"
+          "                         channel's next arrival and is charged the polls it would have made:\n"
+          "                         the same figures, far fewer simulation steps\n"
           "      --progress SECONDS print a progress line to stderr every SECONDS of wall time\n"
           "                         (transfers simulated, simulated time, rate): long runs\n"
           "      --dry-run          print the smpirun command instead of running it\n"
@@ -879,6 +890,7 @@ int cmd_run(int argc, char **argv)
                                        {"trace", required_argument, 0, 'T'},
                                        {"trace-format", required_argument, 0, 'F'},
                                        {"breakdown", no_argument, 0, 'B'},
+                                       {"every-poll", no_argument, 0, 'E'},
                                        {0, 0, 0, 0}};
   int c;
   optind = 1;
@@ -904,6 +916,7 @@ int cmd_run(int argc, char **argv)
     case 'T': rq.trace = optarg; break;
     case 'F': rq.trace_format = optarg; break;
     case 'B': rq.breakdown = true; break;
+    case 'E': rq.every_poll = true; break;
     case 'd': dry = true; break;
     case 'H':
       if (strcmp(optarg, "on") && strcmp(optarg, "off")) {

@@ -85,6 +85,8 @@ int icsim_runtime_init_from_env(char *err, size_t errlen)
   rt->nranks = atoi(nranks);
   const char *ht = getenv(ICSIM_ENV_HOST_TIMING);
   rt->host_timing = !ht || strcmp(ht, "off") != 0;
+  const char *ep = getenv(ICSIM_ENV_EVERY_POLL);
+  rt->every_poll = ep && strcmp(ep, "0") != 0;
   const char *pg = getenv(ICSIM_ENV_PROGRESS);
   rt->progress_s = pg ? atof(pg) : 0;
   rt->progress_t0 = rt->progress_last = wall_now();

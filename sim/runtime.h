@@ -17,6 +17,7 @@ struct icsim_runtime {
   void *state[ICSIM_MAX_LAYERS]; /* one per pf.layer[] */
   int nranks;
   int host_timing; /* SMPI benchmarks user code: stack CPU charges must pause its timer */
+  int every_poll;  /* icsim run --every-poll: spinning waits simulated one empty poll at a time */
   double progress_s, progress_t0, progress_last; /* --progress: period and wall clock (monotonic) */
   int *rank_host; /* host (socket) of each world rank, from the placement */
   int has_call_cpu; /* some layer costs every MPI call */
@@ -93,6 +94,7 @@ enum icsim_rank_end {
 #define ICSIM_ENV_NRANKS "ICSIM_NRANKS"
 #define ICSIM_ENV_PLACE "ICSIM_PLACE"
 #define ICSIM_ENV_HOST_TIMING "ICSIM_HOST_TIMING" /* "on" when SMPI times the program's own code */
+#define ICSIM_ENV_EVERY_POLL "ICSIM_EVERY_POLL"   /* "1": no skipping of a spinning wait's empty polls */
 #define ICSIM_ENV_PROGRESS "ICSIM_PROGRESS"       /* wall seconds between progress lines on stderr */
 #define ICSIM_ENV_TRACE "ICSIM_TRACE"             /* FORMAT:PATH of the timeline to write (--trace) */
 #define ICSIM_ENV_BREAKDOWN "ICSIM_BREAKDOWN"     /* "1": print where each rank's time went */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xbt/dynar.h>
 
 #include "layer.h"
 
@@ -260,6 +261,44 @@ void icsim_charge_poll(void)
     if (rt->trace && s > 0)
       trace_pop(rt, me);
   }
+}
+
+int icsim_poll_skip_ok(void)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt || rt->host_timing || rt->every_poll || !(rt->pf.p.poll_instructions > 0))
+    return 0;
+  sg_host_t h = sg_host_self();
+  xbt_dynar_t actors = xbt_dynar_new(sizeof(sg_actor_t), NULL);
+  sg_host_get_actor_list(h, actors);
+  int alone = (int)xbt_dynar_length(actors) <= sg_host_core_count(h);
+  xbt_dynar_free(&actors);
+  return alone;
+}
+
+void icsim_poll_until(void (*wait)(void *), void *arg)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  double s = rt->pf.p.poll_instructions / rt->pf.p.clock_Hz;
+  int me = icsim_my_rank();
+  double c = simgrid_get_clock(); /* the empty look just made: the polls follow at c + s, c + 2s, ... */
+  if (rt->trace)
+    trace_push(rt, me, "poll");
+  wait(arg);
+  double te = simgrid_get_clock();
+  /* the first poll at or after the event sees it: k polls (k >= 1) from c */
+  double k = ceil((te - c) / s);
+  if (k < 1)
+    k = 1;
+  while (k > 1 && c + (k - 1) * s >= te)
+    k--;
+  while (c + k * s < te)
+    k++;
+  double end = c + k * s;
+  icsim_occupy_cpu(end - te);
+  icsim_runtime_polled(rt, me, k * s);
+  if (rt->trace)
+    trace_pop(rt, me);
 }
 
 /* The id of the last announcement (all ranks share this process; read right after a send). */

@@ -54,6 +54,16 @@ uint64_t icsim_last_announced(void);
 void icsim_withdraw_send(MPI_Request req, uint64_t id);
 /* CPU of one progress-engine poll that found nothing (keeps busy-wait loops advancing time). */
 void icsim_charge_poll(void);
+/* A rank that polls the same empty source again is spinning: rather than simulate each poll,
+ * icsim_poll_until blocks in WAIT(ARG) until the source's next event, then charges the polls the
+ * rank would have made (one every poll cost from now, up to the first at or after the event) and
+ * returns when that last poll would have looked: the same simulated times as polling one by one,
+ * in a few simulation steps instead of one per poll. Only where that equivalence holds
+ * (icsim_poll_skip_ok): the program's own code costs nothing between polls (host timing off)
+ * and the rank's CPU is its own (no more actors on its host than cores), unless the run asked for
+ * every poll (icsim run --every-poll). */
+int icsim_poll_skip_ok(void);
+void icsim_poll_until(void (*wait)(void *), void *arg);
 
 /* What an MPI call of the layer returns: RC, after handing a failure to COMM's error handler
  * (MPI_COMM_WORLD's when COMM is null) as SMPI's own MPI_* entry points do: MPI_ERRORS_RETURN

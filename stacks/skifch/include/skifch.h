@@ -34,7 +34,8 @@ typedef struct SkifCh SkifCh;
 SkifCh *SkifCh_Open(int port);
 /* Its network address (SKIFCH_ADDR(my rank, port)). */
 netaddr_t SkifCh_Address(const SkifCh *ch);
-/* Close it; messages still in its ring are dropped. */
+/* Close it; messages still in its ring are dropped. The calling rank's messages still in flight
+ * (to any channel) land first: Close waits for them. */
 int SkifCh_Close(SkifCh *ch);
 
 /* Bytes sent (a prefix of the iovec's), or -1: errno EAGAIN (nothing can be sent now: retry),

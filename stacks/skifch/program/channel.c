@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <mpi.h>
 #include <simgrid/comm.h>
+#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/mutex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,9 @@ struct SkifCh {
   char mbname[48];
   sg_mailbox_t mb;
   sg_comm_t get; /* the oldest arrival being taken */
+  int get_done;  /* ... and already finished (a spinning receive waited for it) */
+  sg_cond_t sent; /* notified by every send here: a spinning receive with nothing on its way waits on it */
+  sg_mutex_t lock;
   void *got;
   struct packet *inbox, **inbox_tail; /* data of the messages sent here and not yet placed */
   struct placed *q; /* messages in the ring, oldest first: [first, returned) handed out */
@@ -61,6 +66,10 @@ struct adapter {
   sg_comm_t *slot;
   int n;
   double refused_since; /* start of a run of refusals by rings held by forgotten completions */
+  /* the rank's last SkifCh call, when it was a receive that found its channel empty, and when it
+   * returned: a second such receive on the same channel at that same time is a spinning wait */
+  const SkifCh *empty_ch;
+  double empty_at;
 };
 
 static SkifCh **channels; /* by address */
@@ -98,9 +107,13 @@ static struct adapter *adapter_of(int rank, const struct skifch_params *p)
   return a;
 }
 
+/* Any SkifCh call but an empty receive ends the calling rank's run of empty receives. */
+static void not_spinning(const struct skifch_params *p) { adapter_of(icsim_my_rank(), p)->empty_ch = NULL; }
+
 SkifCh *SkifCh_Open(int port)
 {
   const struct skifch_params *p = &model()->p;
+  not_spinning(p);
   if (port < 0 || port > 255) {
     errno = EINVAL;
     return NULL;
@@ -127,6 +140,8 @@ SkifCh *SkifCh_Open(int port)
   snprintf(ch->mbname, sizeof ch->mbname, "skifch:%u:%u", (unsigned)a, generation++);
   ch->mb = sg_mailbox_by_name(ch->mbname);
   ch->inbox_tail = &ch->inbox;
+  ch->sent = sg_cond_init();
+  ch->lock = sg_mutex_init();
   sg_mailbox_set_receiver(ch->mbname);
   channels[a] = ch;
   return ch;
@@ -140,8 +155,17 @@ int SkifCh_Close(SkifCh *ch)
     errno = EINVAL;
     return -1;
   }
+  const struct skifch_params *p = &model()->p;
+  not_spinning(p);
+  /* The adapter finishes what it has in flight before the program may go: a sender that closes and
+   * exits right after a send would otherwise cancel the transfer, which its receiver would then
+   * take at once, before the bytes could have crossed the torus. */
+  struct adapter *a = adapter_of(icsim_my_rank(), p);
+  for (int i = 0; i < a->n; i++)
+    sg_comm_wait(a->slot[i]);
+  a->n = 0;
   channels[ch->addr] = NULL;
-  if (ch->get)
+  if (ch->get && !ch->get_done)
     sg_comm_wait(ch->get);
   while (ch->inbox) {
     struct packet *next = ch->inbox->next;
@@ -153,6 +177,8 @@ int SkifCh_Close(SkifCh *ch)
   free(ch->pages);
   free(ch->q);
   skifch_credits_free(&ch->credits);
+  sg_cond_destroy(ch->sent);
+  sg_mutex_destroy(ch->lock);
   free(ch);
   return 0;
 }
@@ -196,6 +222,7 @@ ssize_t SkifCh_Send(SkifCh *ch, netaddr_t dst, const struct iovec *iov, int iov_
   const struct skifch_params *p = &s->p;
   struct icsim_runtime *rt = icsim_runtime_get();
   (void)ch; /* the adapter sends for every channel of its node; the source channel is not in the message */
+  not_spinning(p);
   size_t total = 0;
   for (int i = 0; i < iov_count; i++)
     total += iov[i].iov_len;
@@ -239,6 +266,7 @@ ssize_t SkifCh_Send(SkifCh *ch, netaddr_t dst, const struct iovec *iov, int iov_
   *d->inbox_tail = pk;
   d->inbox_tail = &pk->next;
   a->slot[a->n++] = sg_mailbox_put_async(d->mb, pk, (long)(n + ENVELOPE_B));
+  sg_cond_notify_all(d->sent);
   return (ssize_t)n;
 }
 
@@ -251,9 +279,10 @@ static void take_arrivals(SkifCh *ch)
         return;
       ch->get = sg_mailbox_get_async(ch->mb, &ch->got);
     }
-    if (!sg_comm_test(ch->get))
+    if (!ch->get_done && !sg_comm_test(ch->get))
       return;
     ch->get = NULL;
+    ch->get_done = 0;
     struct packet *pk = ch->inbox;
     ch->inbox = pk->next;
     if (!ch->inbox)
@@ -278,23 +307,48 @@ static void take_arrivals(SkifCh *ch)
   }
 }
 
+/* What a spinning receive waits for: the arrival being taken to finish, or, with none on its way,
+ * a send to the channel. Nothing else changes what the next poll finds. */
+static void wait_arrival(void *arg)
+{
+  SkifCh *ch = arg;
+  if (ch->get) {
+    sg_comm_wait(ch->get);
+    ch->get_done = 1;
+    return;
+  }
+  sg_mutex_lock(ch->lock);
+  while (!sg_mailbox_listen(ch->mbname))
+    sg_cond_wait(ch->sent, ch->lock);
+  sg_mutex_unlock(ch->lock);
+}
+
 ssize_t SkifCh_Recv(SkifCh *ch, struct iovec cont[SKIFCH_CONT_SIZE], int *cont_count)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
-  model();
+  const struct skifch_params *p = &model()->p;
+  int me = icsim_my_rank();
+  struct adapter *a = adapter_of(me, p);
   take_arrivals(ch);
   if (ch->returned == ch->n) {
-    icsim_charge_poll();
+    /* SkifCh has no blocking receive: programs spin on this call. The second empty look in a row
+     * at the same time (nothing but polls in between) skips to the next arrival (layer.h). */
+    if (a->empty_ch == ch && a->empty_at == simgrid_get_clock() && icsim_poll_skip_ok())
+      icsim_poll_until(wait_arrival, ch);
+    else
+      icsim_charge_poll();
+    a->empty_ch = ch;
+    a->empty_at = simgrid_get_clock();
     *cont_count = 0;
     return 0;
   }
+  a->empty_ch = NULL;
   struct placed *pl = &ch->q[ch->returned++];
   for (int i = 0; i < pl->npieces; i++)
     cont[i] = (struct iovec){ch->pages[pl->pc[i].page] + pl->pc[i].offset, pl->pc[i].len};
   *cont_count = pl->npieces;
   ch->held_returned += pl->len;
   struct icsim_msg m;
-  int me = icsim_my_rank();
   icsim_fill_msg(rt, &m, pl->src, me, pl->len, cont[0].iov_base, SKIFCH_WIRE_TAG);
   icsim_occupy(icsim_runtime_recv_cpu(rt, &m), ICSIM_CPU_RECV);
   return (ssize_t)pl->len;
@@ -303,6 +357,7 @@ ssize_t SkifCh_Recv(SkifCh *ch, struct iovec cont[SKIFCH_CONT_SIZE], int *cont_c
 int SkifCh_RecvComp(SkifCh *ch)
 {
   const struct skifch_params *p = &model()->p;
+  not_spinning(p);
   if (ch->first == ch->returned) {
     errno = EINVAL;
     return -1;

@@ -103,6 +103,51 @@ Test(skifch_e2e, a_program_that_forgets_recvcomp_stalls_and_is_told_why)
   free(out);
 }
 
+/* A receive spinning on an empty channel (layer.h, icsim_poll_until). Clock 1 GHz and 50 instructions
+ * a poll: one empty look costs 50 ns. Rank 0 sleeps 100 us and sends 8 KiB (8.2 us on the link at
+ * 1.25 GB/s, plus its latency). Polled one by one (--every-poll), rank 1's program sees one empty
+ * receive per 50 ns until the bytes land; skipped (the default), it sees three: its first look, polled
+ * as usual, then one that sleeps until the send and one that sleeps until the bytes land. Either way
+ * the message is seen at the same instant, the first look on the 50 ns grid at or after it lands,
+ * which the test reads to the printed femtosecond. */
+static void spin_run(const char *mode, double *seen_ns, long *empty)
+{
+  char *out;
+  char sets[256];
+  snprintf(sets, sizeof sets, "--set nodes/clock=1GHz --set nodes/poll-instructions=50 %s", mode);
+  int st = check("spin", 2, sets, &out);
+  cr_assert_eq(st, 0, "%s", out);
+  const char *r = strstr(out, "spin: seen ");
+  cr_assert(r && sscanf(r, "spin: seen %lf ns after the first look, %ld empty receives", seen_ns, empty) == 2, "%s",
+            out);
+  free(out);
+}
+
+Test(skifch_e2e, a_spinning_receive_skips_its_empty_polls_and_sees_the_message_at_the_same_instant)
+{
+  double skip_ns, every_ns;
+  long skip_n, every_n;
+  spin_run("", &skip_ns, &skip_n);
+  spin_run("--every-poll", &every_ns, &every_n);
+  cr_assert_eq(skip_n, 3, "skipped: the first look, then a wait for the send and one for the bytes: %ld", skip_n);
+  cr_assert_eq(skip_ns, every_ns, "seen at %.6f ns skipping, %.6f ns polling one by one", skip_ns, every_ns);
+  /* one by one: 50 ns per empty receive, then the receive that finds it (its recv-overhead, 0.2 us) */
+  cr_assert_gt(every_ns, 100e3 + 8192 / 1.25, "the message cannot be seen before it lands: %.3f ns", every_ns);
+  cr_assert(fabs(every_ns - every_n * 50.0) < 1000, "%ld empty receives x 50 ns against %.3f ns", every_n, every_ns);
+}
+
+/* With nothing left to send to it, a spinning receive would poll for ever; skipped, it is a
+ * deadlock, reported as one. */
+Test(skifch_e2e, a_receive_no_rank_will_send_to_is_reported_as_a_deadlock)
+{
+  char *out;
+  int st = check("nosend", 2, "", &out);
+  cr_assert_eq(st, 3, "%s", out);
+  cr_assert(strstr(out, "the program deadlocked"), "%s", out);
+  cr_assert(strstr(out, "spinning on SkifCh_Recv"), "%s", out);
+  free(out);
+}
+
 /* ---- MsgRate: the paper's qualitative claims, against the platform's and stack's defaults ----
  * skifch/send-overhead 0.3 us, recv-overhead 0.2 us, match-base 0.4 us, match-entry 0.02 us;
  * torus links 1.25 GB/s; max message 8 KiB with a 16 B header (+ 16 B envelope per transfer). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char big[1 << 16];
 
@@ -170,6 +171,36 @@ static void separation(int rank)
     SkifCh_Close(s);
 }
 
+/* Rank 1 spins on its empty channel while rank 0 sleeps 100 us, then sends 8 KiB: the program sees
+ * the message at the first poll at or after it lands. Prints when (from rank 1's first look) and how
+ * many empty receives the program saw. */
+static void spin(int rank, SkifCh *ch)
+{
+  if (rank == 0) {
+    usleep(100);
+    send1(ch, SKIFCH_ADDR(1, 0), big, 8192);
+  } else if (rank == 1) {
+    struct iovec c[SKIFCH_CONT_SIZE];
+    int k;
+    long empty = 0;
+    double t0 = MPI_Wtime();
+    while (SkifCh_Recv(ch, c, &k) == 0)
+      empty++;
+    double t = MPI_Wtime();
+    SkifCh_RecvComp(ch);
+    printf("spin: seen %.6f ns after the first look, %ld empty receives\n", (t - t0) * 1e9, empty);
+  }
+}
+
+/* Rank 1 waits for a message nobody sends. */
+static void nosend(int rank, SkifCh *ch)
+{
+  struct iovec c[SKIFCH_CONT_SIZE];
+  int k;
+  if (rank == 1)
+    recv1(ch, c, &k);
+}
+
 /* The receiver takes messages and never completes them: the sender is refused for ever. */
 static void forget(int rank, SkifCh *ch)
 {
@@ -203,8 +234,12 @@ int main(int argc, char **argv)
       order(rank, ch);
     else if (!strcmp(what, "forget"))
       forget(rank, ch);
+    else if (!strcmp(what, "spin"))
+      spin(rank, ch);
+    else if (!strcmp(what, "nosend"))
+      nosend(rank, ch);
     else if (rank == 0)
-      fprintf(stderr, "skifch_checks: prefix|pieces|order|separation|forget\n");
+      fprintf(stderr, "skifch_checks: prefix|pieces|order|separation|forget|spin|nosend\n");
     SkifCh_Close(ch);
   }
   MPI_Finalize();
