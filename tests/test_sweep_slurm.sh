@@ -56,3 +56,21 @@ done
 cmp "$T/local/results.csv" "$T/slurm/results.csv" || fail "results.csv differ: $(diff "$T/local/results.csv" "$T/slurm/results.csv")"
 echo "== same results.csv locally and on Slurm:"
 cat "$T/slurm/results.csv"
+
+# icsim uncertainty's points go through the same runner: its study as Slurm job arrays gives the
+# same bytes as the local one (outputs written from the points, so any point lost, repeated or read
+# from the wrong run would show).
+echo "== icsim uncertainty: the same study locally and on Slurm"
+uq() { # out-dir extra-options...
+  d=$1; shift
+  "$ICSIM" uncertainty -p "$SRC/tests/data/uq-pingpong.yaml" -n 2 --budget 20 --seed 5 -o "$d" "$@" \
+    osu_latency -m 1:1 -i 10 -x 1
+}
+uq "$T/uq-local" -j 2 > "$T/uq-local.out" 2>&1 || fail "local study: $(cat "$T/uq-local.out")"
+uq "$T/uq-slurm" --slurm > "$T/uq-slurm.out" 2>&1 || fail "study on Slurm: $(cat "$T/uq-slurm.out")"
+ls "$T"/uq-slurm/runs/slurm/submit-*.sh > /dev/null 2>&1 || fail "no job array was submitted: $(ls -R "$T/uq-slurm")"
+for f in uncertainty.csv effects.csv parameters.csv summary.md; do
+  cmp "$T/uq-local/$f" "$T/uq-slurm/$f" || fail "$f differs: $(diff "$T/uq-local/$f" "$T/uq-slurm/$f")"
+done
+echo "== same uncertainty.csv, effects.csv, parameters.csv, summary.md locally and on Slurm:"
+cat "$T/uq-slurm/uncertainty.csv"

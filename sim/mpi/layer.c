@@ -266,7 +266,13 @@ void icsim_charge_poll(void)
 int icsim_poll_skip_ok(void)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
-  if (!rt || rt->host_timing || rt->every_poll || !(rt->pf.p.poll_instructions > 0))
+  return rt && rt->pf.p.poll_instructions > 0 && icsim_spin_skip_ok();
+}
+
+int icsim_spin_skip_ok(void)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  if (!rt || rt->host_timing || rt->every_poll)
     return 0;
   sg_host_t h = sg_host_self();
   xbt_dynar_t actors = xbt_dynar_new(sizeof(sg_actor_t), NULL);
@@ -276,29 +282,35 @@ int icsim_poll_skip_ok(void)
   return alone;
 }
 
+double icsim_spin_until(double step, int polls, void (*wait)(void *), void *arg)
+{
+  struct icsim_runtime *rt = icsim_runtime_get();
+  int me = icsim_my_rank();
+  double c = simgrid_get_clock(); /* the failed try just made: the next ones follow at c + step, c + 2 step, ... */
+  if (rt->trace)
+    trace_push(rt, me, polls ? "poll" : "retry");
+  wait(arg);
+  double te = simgrid_get_clock();
+  /* the first try at or after the event succeeds: k tries (k >= 1) from c */
+  double k = ceil((te - c) / step);
+  if (k < 1)
+    k = 1;
+  while (k > 1 && c + (k - 1) * step >= te)
+    k--;
+  while (c + k * step < te)
+    k++;
+  icsim_occupy_cpu(c + k * step - te);
+  if (polls)
+    icsim_runtime_polled(rt, me, k * step);
+  if (rt->trace)
+    trace_pop(rt, me);
+  return k;
+}
+
 void icsim_poll_until(void (*wait)(void *), void *arg)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
-  double s = rt->pf.p.poll_instructions / rt->pf.p.clock_Hz;
-  int me = icsim_my_rank();
-  double c = simgrid_get_clock(); /* the empty look just made: the polls follow at c + s, c + 2s, ... */
-  if (rt->trace)
-    trace_push(rt, me, "poll");
-  wait(arg);
-  double te = simgrid_get_clock();
-  /* the first poll at or after the event sees it: k polls (k >= 1) from c */
-  double k = ceil((te - c) / s);
-  if (k < 1)
-    k = 1;
-  while (k > 1 && c + (k - 1) * s >= te)
-    k--;
-  while (c + k * s < te)
-    k++;
-  double end = c + k * s;
-  icsim_occupy_cpu(end - te);
-  icsim_runtime_polled(rt, me, k * s);
-  if (rt->trace)
-    trace_pop(rt, me);
+  icsim_spin_until(rt->pf.p.poll_instructions / rt->pf.p.clock_Hz, 1, wait, arg);
 }
 
 /* The id of the last announcement (all ranks share this process; read right after a send). */

@@ -63,7 +63,12 @@ void icsim_charge_poll(void);
  * and the rank's CPU is its own (no more actors on its host than cores), unless the run asked for
  * every poll (icsim run --every-poll). */
 int icsim_poll_skip_ok(void);
+/* icsim_poll_skip_ok without the poll cost's condition: for tries of another cost. */
+int icsim_spin_skip_ok(void);
 void icsim_poll_until(void (*wait)(void *), void *arg);
+/* The same for any retried call that fails at a fixed cost STEP (seconds) until WAIT's event (a
+ * refused send retried): returns the failed tries charged; POLLS: count them as polls (breakdown). */
+double icsim_spin_until(double step, int polls, void (*wait)(void *), void *arg);
 
 /* What an MPI call of the layer returns: RC, after handing a failure to COMM's error handler
  * (MPI_COMM_WORLD's when COMM is null) as SMPI's own MPI_* entry points do: MPI_ERRORS_RETURN

@@ -10,6 +10,7 @@
  * without the receiver's help) and arrives in the order it was sent: one sender's order holds. */
 #include <errno.h>
 #include <mpi.h>
+#include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/cond.h>
 #include <simgrid/engine.h>
@@ -52,7 +53,9 @@ struct SkifCh {
   sg_mailbox_t mb;
   sg_comm_t get; /* the oldest arrival being taken */
   int get_done;  /* ... and already finished (a spinning receive waited for it) */
-  sg_cond_t sent; /* notified by every send here: a spinning receive with nothing on its way waits on it */
+  sg_cond_t sent;  /* notified by every send here: a spinning receive with nothing on its way waits on it */
+  sg_cond_t freed; /* notified by every RecvComp here, and every message Recv hands out (it may be the one
+                    * that leaves the ring held by forgotten completions): refused senders wait on it */
   sg_mutex_t lock;
   void *got;
   struct packet *inbox, **inbox_tail; /* data of the messages sent here and not yet placed */
@@ -66,10 +69,12 @@ struct adapter {
   sg_comm_t *slot;
   int n;
   double refused_since; /* start of a run of refusals by rings held by forgotten completions */
-  /* the rank's last SkifCh call, when it was a receive that found its channel empty, and when it
-   * returned: a second such receive on the same channel at that same time is a spinning wait */
-  const SkifCh *empty_ch;
-  double empty_at;
+  /* the rank's last SkifCh call when it failed, a receive finding SPIN_ON empty or a send to SPIN_ON
+   * refused (SPIN_SEND), and when it returned: the same call failing again at that same time (nothing
+   * but the failed tries between) is a spinning wait */
+  const SkifCh *spin_on;
+  int spin_send;
+  double spin_at;
 };
 
 static SkifCh **channels; /* by address */
@@ -107,8 +112,21 @@ static struct adapter *adapter_of(int rank, const struct skifch_params *p)
   return a;
 }
 
-/* Any SkifCh call but an empty receive ends the calling rank's run of empty receives. */
-static void not_spinning(const struct skifch_params *p) { adapter_of(icsim_my_rank(), p)->empty_ch = NULL; }
+/* Any SkifCh call but the failing one ends the calling rank's spinning on it. */
+static void not_spinning(const struct skifch_params *p) { adapter_of(icsim_my_rank(), p)->spin_on = NULL; }
+
+/* Whether this call repeats the rank's last failed one (same call, same channel, same instant). */
+static int spinning(const struct adapter *a, const SkifCh *ch, int send)
+{
+  return a->spin_on == ch && a->spin_send == send && a->spin_at == simgrid_get_clock();
+}
+
+static void failed(struct adapter *a, const SkifCh *ch, int send)
+{
+  a->spin_on = ch;
+  a->spin_send = send;
+  a->spin_at = simgrid_get_clock();
+}
 
 SkifCh *SkifCh_Open(int port)
 {
@@ -141,6 +159,7 @@ SkifCh *SkifCh_Open(int port)
   ch->mb = sg_mailbox_by_name(ch->mbname);
   ch->inbox_tail = &ch->inbox;
   ch->sent = sg_cond_init();
+  ch->freed = sg_cond_init();
   ch->lock = sg_mutex_init();
   sg_mailbox_set_receiver(ch->mbname);
   channels[a] = ch;
@@ -178,6 +197,7 @@ int SkifCh_Close(SkifCh *ch)
   free(ch->q);
   skifch_credits_free(&ch->credits);
   sg_cond_destroy(ch->sent);
+  sg_cond_destroy(ch->freed);
   sg_mutex_destroy(ch->lock);
   free(ch);
   return 0;
@@ -216,33 +236,87 @@ static void check_stall(struct adapter *a, const SkifCh *dst, const struct skifc
   }
 }
 
+/* What a refused sender waits for: a free adapter slot (a message of its in flight landing), then
+ * credit at the destination (a return on its way reaching the sender; with none, the receiver's
+ * next RecvComp). Both are needed and only this sender takes its slots, so waiting for one then
+ * the other finds the first moment both hold; another sender may take the credit meanwhile, and the
+ * next try is then refused again, as it would have been. A ring held by messages the receiver never
+ * completes is waited on only until the stall is declared (check_stall). */
+struct sendable {
+  struct adapter *a;
+  SkifCh *d;
+  const struct skifch_params *p;
+};
+
+static void wait_sendable(void *arg)
+{
+  struct sendable *w = arg;
+  for (;;) {
+    double now = simgrid_get_clock();
+    if (free_slots(w->a, w->p) == 0) {
+      ssize_t i = sg_comm_wait_any(w->a->slot, (size_t)w->a->n); /* releases the one that ended */
+      w->a->slot[i] = w->a->slot[--w->a->n];
+      continue;
+    }
+    struct skifch_credits *c = &w->d->credits;
+    if (skifch_credits_available(c, now) > 0)
+      return;
+    if (c->first < c->nret) {
+      sg_actor_sleep_until(c->ret[c->first].at);
+      continue;
+    }
+    if (w->d->held_returned >= c->limit && c->committed >= c->limit) { /* held by forgotten completions */
+      if (w->a->refused_since < 0) /* it has just come to that: the next try notes when (check_stall) */
+        return;
+      double left = w->a->refused_since + w->p->stall_timeout_s - now; /* until the stall is declared */
+      if (left <= 0)
+        return;
+      sg_mutex_lock(w->d->lock);
+      sg_cond_wait_for(w->d->freed, w->d->lock, left);
+      sg_mutex_unlock(w->d->lock);
+      continue;
+    }
+    sg_mutex_lock(w->d->lock);
+    sg_cond_wait(w->d->freed, w->d->lock);
+    sg_mutex_unlock(w->d->lock);
+  }
+}
+
 ssize_t SkifCh_Send(SkifCh *ch, netaddr_t dst, const struct iovec *iov, int iov_count)
 {
   struct skifch_state *s = model();
   const struct skifch_params *p = &s->p;
   struct icsim_runtime *rt = icsim_runtime_get();
   (void)ch; /* the adapter sends for every channel of its node; the source channel is not in the message */
-  not_spinning(p);
   size_t total = 0;
   for (int i = 0; i < iov_count; i++)
     total += iov[i].iov_len;
   if (total == 0)
     return 0;
+  int me = icsim_my_rank();
+  struct adapter *a = adapter_of(me, p);
   SkifCh *d = lookup(dst);
+  int again = spinning(a, d, 1);
+  not_spinning(p);
   if (!d) {
     icsim_charge_poll();
     errno = ENXIO;
     return -1;
   }
-  int me = icsim_my_rank();
-  struct adapter *a = adapter_of(me, p);
   double now = simgrid_get_clock();
   size_t n = skifch_send_size(total, (size_t)p->max_message_B, skifch_credits_available(&d->credits, now),
                               free_slots(a, p));
   if (n == 0) {
     s->refusals++;
     check_stall(a, d, p, now);
-    icsim_occupy_cpu(p->refusal_s);
+    /* A program retries a refused send at once: the second refusal in a row skips to the moment
+     * the send can go (layer.h), counting the refusals it would have met. */
+    if (again && p->refusal_s > 0 && icsim_spin_skip_ok()) {
+      struct sendable w = {a, d, p};
+      s->refusals += icsim_spin_until(p->refusal_s, 0, wait_sendable, &w) - 1;
+    } else
+      icsim_occupy_cpu(p->refusal_s);
+    failed(a, d, 1);
     errno = EAGAIN;
     return -1;
   }
@@ -333,21 +407,21 @@ ssize_t SkifCh_Recv(SkifCh *ch, struct iovec cont[SKIFCH_CONT_SIZE], int *cont_c
   if (ch->returned == ch->n) {
     /* SkifCh has no blocking receive: programs spin on this call. The second empty look in a row
      * at the same time (nothing but polls in between) skips to the next arrival (layer.h). */
-    if (a->empty_ch == ch && a->empty_at == simgrid_get_clock() && icsim_poll_skip_ok())
+    if (spinning(a, ch, 0) && icsim_poll_skip_ok())
       icsim_poll_until(wait_arrival, ch);
     else
       icsim_charge_poll();
-    a->empty_ch = ch;
-    a->empty_at = simgrid_get_clock();
+    failed(a, ch, 0);
     *cont_count = 0;
     return 0;
   }
-  a->empty_ch = NULL;
+  a->spin_on = NULL;
   struct placed *pl = &ch->q[ch->returned++];
   for (int i = 0; i < pl->npieces; i++)
     cont[i] = (struct iovec){ch->pages[pl->pc[i].page] + pl->pc[i].offset, pl->pc[i].len};
   *cont_count = pl->npieces;
   ch->held_returned += pl->len;
+  sg_cond_notify_all(ch->freed);
   struct icsim_msg m;
   icsim_fill_msg(rt, &m, pl->src, me, pl->len, cont[0].iov_base, SKIFCH_WIRE_TAG);
   icsim_occupy(icsim_runtime_recv_cpu(rt, &m), ICSIM_CPU_RECV);
@@ -366,6 +440,7 @@ int SkifCh_RecvComp(SkifCh *ch)
   skifch_ring_release(&ch->ring, len);
   ch->held_returned -= len;
   skifch_credits_return(&ch->credits, len, simgrid_get_clock(), p->credit_latency_s);
+  sg_cond_notify_all(ch->freed);
   if (ch->first == ch->n) /* every message completed: the queue starts over */
     ch->first = ch->returned = ch->n = 0;
   return 0;

@@ -136,6 +136,32 @@ Test(skifch_e2e, a_spinning_receive_skips_its_empty_polls_and_sees_the_message_a
   cr_assert(fabs(every_ns - every_n * 50.0) < 1000, "%ld empty receives x 50 ns against %.3f ns", every_n, every_ns);
 }
 
+/* The same for a sender retrying a refused send (prefix check above: its retry waits for the
+ * credit of the 8 KiB the receiver completes). Retried one by one, each refusal costs
+ * skifch/refusal-cost (0.5 us); skipped, the program meets two refusals, the first as usual and one
+ * that sleeps until the credit is back; the retry goes at the same instant either way. */
+static void retry_run(const char *mode, long *refusals, double *us)
+{
+  char *out, sets[128];
+  snprintf(sets, sizeof sets, "--set skifch/recv-buffer=20KiB %s", mode);
+  int st = check("prefix", 2, sets, &out);
+  cr_assert_eq(st, 0, "%s", out);
+  const char *r = strstr(out, "retry sent 8192 after ");
+  cr_assert(r && sscanf(r, "retry sent 8192 after %ld refusals, %lf us", refusals, us) == 2, "%s", out);
+  free(out);
+}
+
+Test(skifch_e2e, a_refused_sender_retrying_skips_its_refusals_and_sends_at_the_same_instant)
+{
+  long skip_n, every_n;
+  double skip_us, every_us;
+  retry_run("", &skip_n, &skip_us);
+  retry_run("--every-poll", &every_n, &every_us);
+  cr_assert_eq(skip_n, 2, "skipped: the first refusal, then one that waits for the credit: %ld", skip_n);
+  cr_assert_eq(skip_us, every_us, "retry sent at %.3f us skipping, %.3f us one by one", skip_us, every_us);
+  cr_assert_gt(every_n, 2, "one by one the sender meets a refusal every 0.5 us while it waits: %ld", every_n);
+}
+
 /* With nothing left to send to it, a spinning receive would poll for ever; skipped, it is a
  * deadlock, reported as one. */
 Test(skifch_e2e, a_receive_no_rank_will_send_to_is_reported_as_a_deadlock)
