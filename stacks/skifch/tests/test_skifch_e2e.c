@@ -110,25 +110,29 @@ Test(skifch_e2e, a_program_that_forgets_recvcomp_stalls_and_is_told_why)
  * as usual, then one that sleeps until the send and one that sleeps until the bytes land. Either way
  * the message is seen at the same instant, the first look on the 50 ns grid at or after it lands,
  * which the test reads to the printed femtosecond. */
-static void spin_run(const char *mode, double *seen_ns, long *empty)
+/* Runs check WHAT with SETS and MODE and reads the line starting with the literal start of FMT: two
+ * figures (FMT's two conversions, into A and B). */
+static void run_two(const char *what, const char *sets, const char *mode, const char *fmt, void *a, void *b)
 {
-  char *out;
-  char sets[256];
-  snprintf(sets, sizeof sets, "--set nodes/clock=1GHz --set nodes/poll-instructions=50 %s", mode);
-  int st = check("spin", 2, sets, &out);
+  char *out, all[256], key[64];
+  snprintf(all, sizeof all, "%s %s", sets, mode);
+  int st = check(what, 2, all, &out);
   cr_assert_eq(st, 0, "%s", out);
-  const char *r = strstr(out, "spin: seen ");
-  cr_assert(r && sscanf(r, "spin: seen %lf ns after the first look, %ld empty receives", seen_ns, empty) == 2, "%s",
-            out);
+  snprintf(key, sizeof key, "%.*s", (int)strcspn(fmt, "%"), fmt);
+  const char *r = strstr(out, key);
+  cr_assert(r && sscanf(r, fmt, a, b) == 2, "%s", out);
   free(out);
 }
+
+#define SPIN_SETS "--set nodes/clock=1GHz --set nodes/poll-instructions=50"
+#define SPIN_LINE "spin: seen %lf ns after the first look, %ld empty receives"
 
 Test(skifch_e2e, a_spinning_receive_skips_its_empty_polls_and_sees_the_message_at_the_same_instant)
 {
   double skip_ns, every_ns;
   long skip_n, every_n;
-  spin_run("", &skip_ns, &skip_n);
-  spin_run("--every-poll", &every_ns, &every_n);
+  run_two("spin", SPIN_SETS, "", SPIN_LINE, &skip_ns, &skip_n);
+  run_two("spin", SPIN_SETS, "--every-poll", SPIN_LINE, &every_ns, &every_n);
   cr_assert_eq(skip_n, 3, "skipped: the first look, then a wait for the send and one for the bytes: %ld", skip_n);
   cr_assert_eq(skip_ns, every_ns, "seen at %.6f ns skipping, %.6f ns polling one by one", skip_ns, every_ns);
   /* one by one: 50 ns per empty receive, then the receive that finds it (its recv-overhead, 0.2 us) */
@@ -140,23 +144,14 @@ Test(skifch_e2e, a_spinning_receive_skips_its_empty_polls_and_sees_the_message_a
  * credit of the 8 KiB the receiver completes). Retried one by one, each refusal costs
  * skifch/refusal-cost (0.5 us); skipped, the program meets two refusals, the first as usual and one
  * that sleeps until the credit is back; the retry goes at the same instant either way. */
-static void retry_run(const char *mode, long *refusals, double *us)
-{
-  char *out, sets[128];
-  snprintf(sets, sizeof sets, "--set skifch/recv-buffer=20KiB %s", mode);
-  int st = check("prefix", 2, sets, &out);
-  cr_assert_eq(st, 0, "%s", out);
-  const char *r = strstr(out, "retry sent 8192 after ");
-  cr_assert(r && sscanf(r, "retry sent 8192 after %ld refusals, %lf us", refusals, us) == 2, "%s", out);
-  free(out);
-}
+#define RETRY_LINE "retry sent 8192 after %ld refusals, %lf us"
 
 Test(skifch_e2e, a_refused_sender_retrying_skips_its_refusals_and_sends_at_the_same_instant)
 {
   long skip_n, every_n;
   double skip_us, every_us;
-  retry_run("", &skip_n, &skip_us);
-  retry_run("--every-poll", &every_n, &every_us);
+  run_two("prefix", "--set skifch/recv-buffer=20KiB", "", RETRY_LINE, &skip_n, &skip_us);
+  run_two("prefix", "--set skifch/recv-buffer=20KiB", "--every-poll", RETRY_LINE, &every_n, &every_us);
   cr_assert_eq(skip_n, 2, "skipped: the first refusal, then one that waits for the credit: %ld", skip_n);
   cr_assert_eq(skip_us, every_us, "retry sent at %.3f us skipping, %.3f us one by one", skip_us, every_us);
   cr_assert_gt(every_n, 2, "one by one the sender meets a refusal every 0.5 us while it waits: %ld", every_n);
