@@ -214,11 +214,18 @@ static int free_slots(struct adapter *a, const struct skifch_params *p)
   return p->tx_slots - a->n;
 }
 
+/* Whether DST's whole ring is held by messages Recv handed out and RecvComp never released: only
+ * the program's forgotten RecvComp can free it. */
+static int held_by_forgotten(const SkifCh *dst)
+{
+  return dst->held_returned >= dst->credits.limit && dst->credits.committed >= dst->credits.limit;
+}
+
 /* A refusal by a ring that only SkifCh_RecvComp can free: the program forgot it. Say so and stop
  * once it has lasted skifch/stall-timeout, rather than spin for ever. */
 static void check_stall(struct adapter *a, const SkifCh *dst, const struct skifch_params *p, double now)
 {
-  if (dst->held_returned < dst->credits.limit || dst->credits.committed < dst->credits.limit) {
+  if (!held_by_forgotten(dst)) {
     a->refused_since = -1;
     return;
   }
@@ -265,7 +272,7 @@ static void wait_sendable(void *arg)
       sg_actor_sleep_until(c->ret[c->first].at);
       continue;
     }
-    if (w->d->held_returned >= c->limit && c->committed >= c->limit) { /* held by forgotten completions */
+    if (held_by_forgotten(w->d)) {
       if (w->a->refused_since < 0) /* it has just come to that: the next try notes when (check_stall) */
         return;
       double left = w->a->refused_since + w->p->stall_timeout_s - now; /* until the stall is declared */
