@@ -91,7 +91,15 @@ static int strided_level(const struct icsim_platform_params *p, double set_bytes
   return 3;
 }
 
+const char *const icsim_compute_bound_name[ICSIM_BOUNDS] = {"issue", "chain", "stalls", "stream", "access"};
+
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w)
+{
+  return icsim_runtime_compute_terms(rt, rank, w, NULL);
+}
+
+double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, const struct icsim_work *w,
+                                   struct icsim_compute_terms *T)
 {
   const struct icsim_platform_params *p = &rt->pf.p;
   int sharers = 0;
@@ -122,8 +130,11 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, cons
    * operations' latency, whichever is longer; mispredicted branches stall it either way */
   double rate = w->integer > 0 && p->int_ops_per_cycle > 0 ? p->int_ops_per_cycle : p->ops_per_cycle;
   double t_issue = w->ops > 0 ? w->ops / (p->clock_Hz * rate) : 0;
+  /* integer ALU operations take one clock on a chain on every core modelled (Agner Fog's instruction
+   * tables: ADD, AND, SHL r64 latency 1); an undescribed integer multiply takes the FP multiply's */
+  double imul = p->int_mul_latency_cycles > 0 ? p->int_mul_latency_cycles : p->fp_mul_latency_cycles;
   double t_chain = (w->chain * p->fp_latency_cycles + w->chain_mul * p->fp_mul_latency_cycles +
-                    w->chain_divide * p->fp_divide_latency_cycles) /
+                    w->chain_divide * p->fp_divide_latency_cycles + w->chain_int + w->chain_int_mul * imul) /
                    p->clock_Hz;
   /* iterations whose paths do not wait for one another overlap in the out-of-order window: it holds
    * window / (ops per iteration) of them, each path's latency shared among those in flight */
@@ -161,6 +172,23 @@ double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, cons
     t_core += w->store_fills * lat / p->memory_parallelism;
   double t = t_core > t_stream ? t_core : t_stream;
   t = t > t_access ? t : t_access;
+  if (T) {
+    double chain_n = w->chain + w->chain_mul + w->chain_divide + w->chain_int + w->chain_int_mul;
+    *T = (struct icsim_compute_terms){.issue_s = t_issue,
+                                      .chain_s = t_chain,
+                                      .stall_s = t_core - (t_issue > t_chain ? t_issue : t_chain),
+                                      .stream_s = t_stream,
+                                      .access_s = t_access,
+                                      .t = t,
+                                      .bound = t != t_core     ? (t == t_stream ? ICSIM_BOUND_STREAM : ICSIM_BOUND_ACCESS)
+                                               : t_core > 2 * (t_issue > t_chain ? t_issue : t_chain) ? ICSIM_BOUND_STALLS
+                                               : t_issue >= t_chain ? ICSIM_BOUND_ISSUE
+                                                                    : ICSIM_BOUND_CHAIN,
+                                      .rate = rate,
+                                      .chain_clocks = chain_n > 0 ? t_chain * p->clock_Hz / chain_n : 0,
+                                      .bandwidth_Bps = bw,
+                                      .access_lat_s = lat};
+  }
   /* a debugging aid (validate/host/README.md): which limit each of rank 0's phases met */
   if (rank == 0 && getenv("ICSIM_DEBUG_PHASE_TERMS"))
     fprintf(stderr,

@@ -54,6 +54,10 @@ const struct icsim_param_desc icsim_platform_table[] = {
      "clocks of one floating-point multiply on a dependency chain (a recurrence's product, a polynomial's "
      "Horner step)",
      NULL, F(fp_mul_latency_cycles)},
+    {"nodes/int-multiply-latency", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 100, "0", "assumed",
+     "clocks of one 64-bit integer multiply on a dependency chain (a linear congruential generator's step); "
+     "0 = fp-multiply-latency. Integer ALU operations on a chain take one clock each",
+     NULL, F(int_mul_latency_cycles)},
     {"nodes/fp-divide-latency", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 1, 1000, "20", "assumed",
      "clocks of one floating-point division or square root on a dependency chain", NULL, F(fp_divide_latency_cycles)},
     {"nodes/mispredict-penalty", ICSIM_P_QUANTITY, ICSIM_DIM_NONE, 0, 1000, "15", "assumed",

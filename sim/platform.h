@@ -41,6 +41,7 @@ struct icsim_platform_params {
    * whose size is 0 is not described and phases skip it */
   double fp_latency_cycles;        /* one dependent floating-point add or subtract */
   double fp_mul_latency_cycles;    /* one dependent floating-point multiply */
+  double int_mul_latency_cycles;   /* one dependent integer multiply (0: fp_mul_latency_cycles) */
   double fp_divide_latency_cycles; /* one dependent division or square root */
   double mispredict_cycles;        /* a mispredicted branch: the pipeline refills */
   double window_ops;               /* reorder window: instructions in flight (0: not described) */

@@ -187,6 +187,8 @@ struct icsim_work {
   double access_set;   /* bytes the random accesses fall into (0: the working set) */
   double chain;        /* floating-point adds on a dependency chain (running sums, recurrences) */
   double chain_mul;    /* floating-point multiplies on that chain */
+  double chain_int;    /* integer ALU operations on that chain (and, add, shift: one clock each) */
+  double chain_int_mul; /* integer multiplies on that chain (at int-multiply-latency) */
   double chain_divide; /* divisions and square roots on that chain */
   double mispredicts;  /* data-dependent branches the predictor misses */
   double stride;       /* bytes between successive random accesses when they walk a stride (a column, a
@@ -208,7 +210,8 @@ struct icsim_work {
 
 /* Time of a declared compute phase on the core of world rank RANK:
  *   core   = max(ops / (clock x ops-per-cycle, or int-ops-per-cycle for an integer phase),
- *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency) / clock)
+ *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency
+ *                  + chain_int x 1 + chain_int_mul x int-multiply-latency) / clock)
  *            + mispredicts x (mispredict-penalty + resolution) / clock, resolution = latency of the level
  *              holding the working set (the branch's operands are loaded) + branch_chain x fp-latency
  *   stream = bytes / bandwidth of the level holding the working set (L1, L2, the rank's share of the L3,
@@ -224,6 +227,31 @@ struct icsim_work {
  *   t      = max(core + stores, stream, access)
  * Parameters: the nodes/ rows of sim/platform.c. */
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w);
+
+/* The limits one phase met (icsim_runtime_compute_terms), for the phase profile that says which term of
+ * the model a phase's time came from (ICSIM_PHASE_PROFILE, validate/host/host-npb-compute). */
+enum icsim_compute_bound {
+  ICSIM_BOUND_ISSUE,  /* the core: operations at the issue rate */
+  ICSIM_BOUND_CHAIN,  /* the core: the dependency chain at the operations' latencies */
+  ICSIM_BOUND_STALLS, /* the core: its stalls (mispredicts, strided stores, store fills) more than either */
+  ICSIM_BOUND_STREAM, /* bytes at the holding level's bandwidth */
+  ICSIM_BOUND_ACCESS, /* random accesses at their latency over memory-parallelism */
+  ICSIM_BOUNDS
+};
+extern const char *const icsim_compute_bound_name[ICSIM_BOUNDS]; /* "issue", "chain", "stalls", "stream", "access" */
+struct icsim_compute_terms {
+  double issue_s, chain_s; /* the two core limits before stalls: operations at the issue rate, the chain */
+  double stall_s;          /* added to the core: mispredicted branches, strided stores, store fills */
+  double stream_s, access_s, t;
+  enum icsim_compute_bound bound; /* the term t came from (the core's largest part when the core) */
+  double rate;                    /* operations per clock the issue term used */
+  double chain_clocks;            /* clocks per chain element the chain term charged (after the window) */
+  double bandwidth_Bps;           /* the stream term's bandwidth */
+  double access_lat_s;            /* the access term's latency per access (before memory-parallelism) */
+};
+/* The same time with its terms filled (T may be NULL). */
+double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, const struct icsim_work *w,
+                                   struct icsim_compute_terms *T);
 
 /* Write the counters as JSON to PATH atomically (sim/outfile.h: never over a non-regular file). */
 int icsim_runtime_write_stats(struct icsim_runtime *rt, const char *path, double simulated_s, char *err,

@@ -113,8 +113,8 @@ Test(npb, ft_pencils_verify_above_nz_processes, .timeout = 300)
 }
 
 /* EP class S on one rank of the NetBurst Xeon: 256 batches of 65536 pairs, two phases each (ep.c).
- * Generator: 18 operations per pair at 1.5 per clock, or its chain of 2 multiplies at 7 clocks,
- * whichever is longer, against 16 B per pair written to the L2 (the 1 MiB batch fits its 2 MiB) at
+ * Generator: 18 operations per pair at 1.5 per clock, or its chain of 2 integer multiplies (the
+ * platform describes none: the FP multiply's 7 clocks) and 2 ands (a clock each), whichever is longer, against 16 B per pair written to the L2 (the 1 MiB batch fits its 2 MiB) at
  * 30.4 GB/s. Pairs: 15 + 88 pi/4 operations at 1.5 per clock, or the chain of 6.5 pi/4 adds at 5
  * clocks, 7.5 pi/4 multiplies at 7 and 2 pi/4 divisions and roots at 40, shared by the pairs the
  * 126-entry reorder window holds (126 / (15 + 88 pi/4) = 1.50 pairs), whichever is longer; plus
@@ -126,7 +126,7 @@ Test(npb, ep_compute_time_matches_the_roofline_closed_form)
   int rc = run(ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
   cr_assert_eq(rc, 0, "%s", out);
   double q = M_PI / 4, nk = 65536, clock = 3.8e9, l2_bw = 30.4e9;
-  double gen = fmax(fmax(18.0 / 1.5, 2 * 7.0) / clock, 16.0 / l2_bw) * nk;
+  double gen = fmax(fmax(18.0 / 1.5, 2 * 7.0 + 2) / clock, 16.0 / l2_bw) * nk;
   double ops = 15.0 + 88.0 * q, in_flight = 126.0 / ops;
   double chain = (6.5 * q * 5.0 + 7.5 * q * 7.0 + 2.0 * q * 40.0) / clock / in_flight;
   double core = fmax(ops / (1.5 * clock), chain) + (1 - q) * (30.0 / clock + 7.4e-9 + 5 * 5.0 / clock);
@@ -134,6 +134,58 @@ Test(npb, ep_compute_time_matches_the_roofline_closed_form)
   double got = field(out, "Compute time");
   printf("EP S compute: simulated %.4f s, closed form %.4f s\n", got, expect);
   cr_assert(fabs(got - expect) < 1e-4, "%.5f vs %.5f", got, expect);
+  free(out);
+}
+
+/* The value after " KEY " on the profile line LINE (up to its newline). */
+static double line_field(const char *line, const char *key)
+{
+  const char *end = strchr(line, '\n');
+  char k[64];
+  snprintf(k, sizeof k, " %s ", key);
+  const char *v = strstr(line, k);
+  return v && (!end || v < end) ? strtod(v + strlen(k), NULL) : NAN;
+}
+
+/* The phase profile under icsim (ICSIM_PHASE_PROFILE) says which term of the model each site's time
+ * came from: EP S on the SCore node, whose two phases the closed form above derives by hand. The
+ * generator is its chain of 2 integer multiplies (at the FP multiply's 7 clocks: the platform
+ * describes no integer one) and 2 ands per pair, over the issue of 18 operations at 1.5 a clock; the
+ * pairs the chain of the log and square root shared by the 1.50 pairs in the window, with the
+ * mispredicts' stalls added. The sites add up to Compute time. */
+Test(npb, phase_profile_names_the_term_each_site_met)
+{
+  char *out;
+  int rc = run("ICSIM_PHASE_PROFILE=1 " ICSIM " run -p " SCORE " -n 1 --host-timing off " NPB "ep S", &out, 1);
+  cr_assert_eq(rc, 0, "%s", out);
+  double q = M_PI / 4, nk = 65536, clock = 3.8e9, calls = 256;
+  double ops = 15.0 + 88.0 * q, in_flight = 126.0 / ops;
+  double gen_chain = (2 * 7.0 + 2) / clock * nk * calls, gen_issue = 18.0 / 1.5 / clock * nk * calls;
+  double pair_chain = (6.5 * q * 5.0 + 7.5 * q * 7.0 + 2.0 * q * 40.0) / clock / in_flight * nk * calls;
+  double pair_stalls = (1 - q) * (30.0 / clock + 7.4e-9 + 5 * 5.0 / clock) * nk * calls;
+  /* the two sites of ep.c: the generator declares no division, the pairs do */
+  const char *gen = NULL, *pairs = NULL;
+  int sites = 0;
+  for (const char *p = strstr(out, "\nphase "); p; p = strstr(p + 1, "\nphase ")) {
+    cr_assert(strstr(p, "/ep.c:") && strstr(p, "/ep.c:") < strchr(p + 1, '\n'), "a site outside ep.c: %s", p);
+    *(line_field(p + 1, "chain_divide") == 0 ? &gen : &pairs) = p + 1;
+    sites++;
+  }
+  cr_assert(sites == 2 && gen && pairs, "%d sites:\n%s", sites, out);
+  cr_assert_eq(line_field(gen, "calls"), calls, "%s", gen);
+  cr_assert_eq(line_field(pairs, "calls"), calls, "%s", pairs);
+  cr_assert(strstr(gen, " bound chain ") < strchr(gen, '\n') && strstr(gen, " bound chain "), "%s", gen);
+  cr_assert(strstr(pairs, " bound chain ") < strchr(pairs, '\n') && strstr(pairs, " bound chain "), "%s", pairs);
+  cr_assert(fabs(line_field(gen, "chain_s") - gen_chain) < 1e-6, "%s", gen);
+  cr_assert(fabs(line_field(gen, "issue_s") - gen_issue) < 1e-6, "%s", gen);
+  /* 16 clocks a pair over its 4 chain elements */
+  cr_assert(fabs(line_field(gen, "chain_clocks") - 4) < 1e-9, "clocks per chain element: %s", gen);
+  cr_assert(fabs(line_field(gen, "ops_per_clock") - 1.5) < 1e-9, "%s", gen);
+  cr_assert(fabs(line_field(pairs, "chain_s") - pair_chain) < 1e-5, "%s", pairs);
+  cr_assert(fabs(line_field(pairs, "stalls_s") - pair_stalls) < 1e-5, "%s", pairs);
+  cr_assert(fabs(line_field(pairs, "seconds") - (pair_chain + pair_stalls)) < 1e-5, "%s", pairs);
+  double sum = line_field(gen, "seconds") + line_field(pairs, "seconds");
+  cr_assert(fabs(sum - field(out, "Compute time")) < 1e-4, "sites %g, compute %g", sum, field(out, "Compute time"));
   free(out);
 }
 
@@ -223,6 +275,13 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   cr_assert_float_eq(T(.ops = 8, .chain = 1e8, .paths = 4), 0.4 / 4, 1e-12);
   /* multiplies on the chain at their own latency (6 clocks), beside the adds (4) */
   cr_assert_float_eq(T(.chain = 1e7, .chain_mul = 1e7), 0.04 + 0.06, 1e-12);
+  /* integer operations on the chain: an and a clock, a multiply at the FP multiply's 6 clocks while
+   * the platform describes no integer multiply, at its own 3 once it does */
+  cr_assert_float_eq(T(.chain_int = 1e7, .chain_int_mul = 1e7), 0.01 + 0.06, 1e-12);
+  rt->pf.p.int_mul_latency_cycles = 3;
+  cr_assert_float_eq(T(.chain_int = 1e7, .chain_int_mul = 1e7), 0.01 + 0.03, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .chain_int = 1e7, .chain_int_mul = 1e7), 0.05, 1e-12); /* the issue, longer */
+  rt->pf.p.int_mul_latency_cycles = 0;
   /* streaming from the level that holds the working set */
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 16 * 1024), 1e9 / 100e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 512 * 1024), 1e9 / 50e9, 1e-12);

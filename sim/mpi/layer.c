@@ -388,7 +388,7 @@ void icsim_phase_begin(void)
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills)
+                          double store_fills, double chain_int, double chain_int_mul)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
@@ -401,6 +401,8 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
                          .access_set = access_set,
                          .chain = chain,
                          .chain_mul = chain_mul,
+                         .chain_int = chain_int,
+                         .chain_int_mul = chain_int_mul,
                          .chain_divide = chain_divide,
                          .mispredicts = mispredicts,
                          .stride = stride,
@@ -409,7 +411,9 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
                          .branch_chain = branch_chain,
                          .integer = integer,
                          .store_fills = store_fills};
-  double t = icsim_runtime_compute_time(rt, me, &w);
+  struct icsim_compute_terms terms;
+  double t = icsim_runtime_compute_terms(rt, me, &w, &terms);
+  icsim_phase_profile_add(me, &w, &terms);
   if (t > 0) {
     trace_push(rt, me, "compute");
     double t0 = simgrid_get_clock();
@@ -429,7 +433,7 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
 }
 
 /* A phase declared the first way: operations and bytes streamed from memory. */
-void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
 
 double icsim_phase_seconds(void)
 {

@@ -10,6 +10,9 @@
 #include "comm_record.h" /* the per-communicator record, world ranks */
 #include "runtime.h"
 
+/* phase_profile.c: rank ME's phase of work W took the time in T (kept for rank 0's profile). */
+void icsim_phase_profile_add(int me, const struct icsim_work *w, const struct icsim_compute_terms *T);
+
 /* rank.c: world rank of the calling rank (cached per actor), and one int per actor that never
  * moves (pages handed out on first use, every slot starting at INIT). */
 int icsim_my_rank(void);

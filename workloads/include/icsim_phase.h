@@ -7,7 +7,7 @@
  *   ICSIM_PHASE_END_WORK(.ops = ..., .bytes = ..., .accesses = ..., .working_set = ..., .chain = ...,
  *                        .chain_mul = ..., .chain_divide = ..., .mispredicts = ..., .stride = ...,
  *                        .stride_stores = ..., .paths = ..., .branch_chain = ..., .integer = 1,
- *                        .store_fills = ...);
+ *                        .store_fills = ..., .chain_int = ..., .chain_int_mul = ...);
  *   ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set);   // the memory side only
  *     ops           independent operations (arithmetic, compares, conversions; not loads and stores)
  *     bytes         bytes streamed, read + written
@@ -17,7 +17,8 @@
  *                   (0: the working set)
  *     chain         floating-point adds (and subtracts) on a dependency chain (a running sum, a recurrence,
  *                   work the core cannot overlap), chain_mul the multiplies on it, chain_divide the
- *                   divisions and square roots on it
+ *                   divisions and square roots on it; chain_int the integer ALU operations on it (and,
+ *                   add, shift: a clock each), chain_int_mul its integer multiplies
  *     mispredicts   data-dependent branches a predictor misses
  *     stride        bytes between successive accesses when they walk a stride (a line of a 3-D grid),
  *                   0 when scattered: the access set then holds access_set / stride lines, and a
@@ -50,6 +51,7 @@
 #define ICSIM_PHASE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -57,7 +59,7 @@
 /* What ICSIM_PHASE_END_WORK's fields fill (see above). */
 struct icsim_phase_work {
   double ops, bytes, accesses, working_set, access_set, chain, chain_mul, chain_divide, mispredicts, stride,
-      stride_stores, paths, branch_chain, integer, store_fills;
+      stride_stores, paths, branch_chain, integer, store_fills, chain_int, chain_int_mul;
 };
 #define ICSIM_PHASE_END_ACCESS(ops_, bytes_, accesses_, working_set_)                                                \
   ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_), .accesses = (accesses_), .working_set = (working_set_))
@@ -70,9 +72,14 @@ void icsim_phase_end(double ops, double bytes) __attribute__((weak));
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills) __attribute__((weak));
+                          double store_fills, double chain_int, double chain_int_mul) __attribute__((weak));
 double icsim_phase_seconds(void) __attribute__((weak));
 int icsim_phase_modeled(void) __attribute__((weak));
+/* The phase profile under icsim (ICSIM_PHASE_PROFILE): the call site of the phase about to end, and
+ * the per-site sums of rank 0's phases with the model's terms (sim/mpi/phase_profile.c). */
+void icsim_phase_site(const char *file, int line) __attribute__((weak));
+void icsim_phase_profile_print(FILE *f) __attribute__((weak));
+void icsim_phase_profile_clear(void) __attribute__((weak));
 
 #if defined(ICSIM_PHASE_TIMING) && !defined(SMPI_H)
 /* Native build for the compute-model check (validate/host): each phase is timed on this machine,
@@ -108,7 +115,7 @@ static inline void icsim__phase_end(struct icsim_phase_site *s, const struct ics
     icsim_phase_sites = s;
   }
   s->calls++, s->seconds += t, s->ops += w->ops, s->bytes += w->bytes, s->accesses += w->accesses;
-  s->chain += w->chain + w->chain_mul, s->chain_divide += w->chain_divide, s->mispredicts += w->mispredicts;
+  s->chain += w->chain + w->chain_mul + w->chain_int + w->chain_int_mul, s->chain_divide += w->chain_divide, s->mispredicts += w->mispredicts;
   s->working_set = w->working_set;
 }
 #define ICSIM_PHASE_BEGIN() (icsim__phase_t0 = icsim__cpu_seconds())
@@ -144,25 +151,35 @@ static inline int icsim_skeleton_ok(void) { return 0; }
     if (icsim_phase_begin)                                                                                            \
       icsim_phase_begin();                                                                                            \
   } while (0)
-#define ICSIM_PHASE_END(ops, bytes)                                                                                   \
-  do {                                                                                                                \
-    if (icsim_phase_end)                                                                                              \
-      icsim_phase_end((double)(ops), (double)(bytes));                                                                \
-  } while (0)
+#define ICSIM_PHASE_END(ops_, bytes_) ICSIM_PHASE_END_WORK(.ops = (double)(ops_), .bytes = (double)(bytes_))
 #define ICSIM_PHASE_END_WORK(...)                                                                                     \
   do {                                                                                                                \
     struct icsim_phase_work icsim__w = {__VA_ARGS__};                                                                 \
+    if (icsim_phase_site)                                                                                             \
+      icsim_phase_site(__FILE__, __LINE__);                                                                           \
     if (icsim_phase_end_work)                                                                                         \
       icsim_phase_end_work(icsim__w.ops, icsim__w.bytes, icsim__w.accesses, icsim__w.working_set,                    \
                            icsim__w.access_set, icsim__w.chain, icsim__w.chain_mul, icsim__w.chain_divide,           \
                            icsim__w.mispredicts,                                                                      \
                            icsim__w.stride, icsim__w.stride_stores, icsim__w.paths, icsim__w.branch_chain,    \
-                           icsim__w.integer, icsim__w.store_fills);                                                  \
+                           icsim__w.integer, icsim__w.store_fills, icsim__w.chain_int, icsim__w.chain_int_mul);     \
   } while (0)
 /* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
 static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }
 /* 1 when a compute model charges the phases (the program runs under `icsim run`). */
 static inline int icsim_skeleton_ok(void) { return icsim_phase_modeled ? icsim_phase_modeled() : 0; }
+/* Per call site of rank 0's phases: calls, the seconds the model charged, the declared work, and which
+ * of the model's terms the time came from (the native build's lines, then the model's fields). */
+static inline void icsim_phase_profile(FILE *f)
+{
+  if (icsim_phase_profile_print)
+    icsim_phase_profile_print(f);
+}
+static inline void icsim_phase_profile_reset(void)
+{
+  if (icsim_phase_profile_clear)
+    icsim_phase_profile_clear();
+}
 #endif
 
 #if defined(SMPI_H) /* SimGrid's mpi.h (smpicc, icsimcc): one set of pages for all simulated ranks */

@@ -18,9 +18,9 @@
  * stepped in gdb: 51 and 5 instructions), two phases:
  * - the generator (vranlc, npb.c): 9 instructions per number (multiply, mask, convert, scale,
  *   store, a register clear, address, loop control), 18 per pair; each number waits for the
- *   previous one's multiply: 2 chain multiplies per pair (an integer multiply and mask, counted at
- *   the floating-point multiply's latency: no separate integer latency is described). One chain
- *   through the whole batch.
+ *   previous one's multiply and mask (imul r64, then and r64: the chain runs through the integer
+ *   unit, not the FP one): per pair 2 integer multiplies (nodes/int-multiply-latency) and 2 ALU
+ *   operations (a clock each) on the chain. One chain through the whole batch.
  * - the pairs: the circle test, 12 instructions, and the loop step, 3: 15 for every pair; for the
  *   pi/4 of pairs accepted, 30 more in the loop (spills around the calls, multiply, divide, sqrt and
  *   its negative test, the products, absolute values, conversion, q[l] += 1, the sums) and the
@@ -35,7 +35,8 @@
  *   sums and q[l] carry over, one add each): NK independent paths, which an out-of-order core
  *   overlaps as far as its window holds them. */
 #define GEN_OPS_PER_PAIR 18.0
-#define GEN_CHAIN_MUL_PER_PAIR 2.0
+#define GEN_CHAIN_INT_MUL_PER_PAIR 2.0
+#define GEN_CHAIN_INT_PER_PAIR 2.0
 #define OPS_PER_PAIR (15.0 + M_PI / 4 * 88.0)
 #define CHAIN_PER_PAIR (M_PI / 4 * 6.5)
 #define CHAIN_MUL_PER_PAIR (M_PI / 4 * 7.5)
@@ -86,7 +87,8 @@ int main(int argc, char **argv)
     }
     /* the batch buffer (1 MiB) written */
     ICSIM_PHASE_END_WORK(.ops = GEN_OPS_PER_PAIR * NK, .bytes = 2.0 * NK * sizeof(double),
-                         .working_set = 2.0 * NK * sizeof(double), .chain_mul = GEN_CHAIN_MUL_PER_PAIR * NK);
+                         .working_set = 2.0 * NK * sizeof(double), .chain_int_mul = GEN_CHAIN_INT_MUL_PER_PAIR * NK,
+                         .chain_int = GEN_CHAIN_INT_PER_PAIR * NK);
     ICSIM_PHASE_BEGIN();
     if (!run.skeleton) {
       for (int i = 0; i < NK; i++) {

@@ -140,9 +140,7 @@ void npb_timer_start(struct npb_run *run)
   MPI_Barrier(MPI_COMM_WORLD);
   run->t0 = MPI_Wtime();
   run->compute0 = icsim_compute_seconds();
-#if defined(ICSIM_PHASE_TIMING) && !defined(SMPI_H)
   icsim_phase_profile_reset(); /* the profile covers the timed region, as Compute time does */
-#endif
 }
 
 void npb_timer_stop(struct npb_run *run)
@@ -178,6 +176,8 @@ void npb_report(const struct npb_run *run, const char *size, int iterations, dou
     printf(" %-15s = %24.4f\n", "Compute time", run->compute_s);
     printf(" %-15s = %24.4f\n", "Comm time", run->comm_s);
     printf(" %-15s = %24s\n", "Compute model", run->skeleton ? "icsim (skeleton)" : "icsim");
+    if (getenv("ICSIM_PHASE_PROFILE"))
+      icsim_phase_profile(stdout); /* rank 0's phases, as the model charged them, and which term bound */
   }
 #if defined(ICSIM_PHASE_TIMING) && !defined(SMPI_H)
   /* Native build for the compute-model check: the same phases, timed on this machine. */

@@ -188,14 +188,15 @@ void icsim_phase_end(double ops, double bytes)
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills)
+                          double store_fills, double chain_int, double chain_int_mul)
 {
   if (!layer)
     bind_layer();
   ((void (*)(double, double, double, double, double, double, double, double, double, double, double, double,
-                double, double, double))need(
+                double, double, double, double, double))need(
       "icsim_phase_end_work"))(ops, bytes, accesses, working_set, access_set, chain, chain_mul, chain_divide,
-                               mispredicts, stride, stride_stores, paths, branch_chain, integer, store_fills);
+                               mispredicts, stride, stride_stores, paths, branch_chain, integer, store_fills,
+                               chain_int, chain_int_mul);
 }
 
 double icsim_phase_seconds(void)
@@ -210,6 +211,27 @@ int icsim_phase_modeled(void)
   if (!layer)
     bind_layer();
   return ((int (*)(void))need("icsim_phase_modeled"))();
+}
+
+void icsim_phase_site(const char *file, int line)
+{
+  if (!layer)
+    bind_layer();
+  ((void (*)(const char *, int))need("icsim_phase_site"))(file, line);
+}
+
+void icsim_phase_profile_print(FILE *f)
+{
+  if (!layer)
+    bind_layer();
+  ((void (*)(FILE *))need("icsim_phase_profile_print"))(f);
+}
+
+void icsim_phase_profile_clear(void)
+{
+  if (!layer)
+    bind_layer();
+  ((void (*)(void))need("icsim_phase_profile_clear"))();
 }
 
 /* What smpicc does to a program's source with macros (smpi_helpers.h), done here at link level for a
