@@ -222,8 +222,8 @@ struct icsim_work {
  *            whose sets at that stride hold access_set / stride lines: ways x the sets the stride visits)
  *   stores = stride_stores x latency of that level when it is not the L1 (in-order commit), added to core;
  *            store_fills x latency over the access set / memory-parallelism, added to core
- *   window = a chain of PATHS independent paths overlaps min(paths, reorder-window / (ops / paths)) of
- *            them: the chain term is divided by that (at least 1)
+ *   window = a chain of PATHS independent paths overlaps min(paths, 1 + reorder-window / (ops / paths)) of
+ *            them (the path at the window's head and those it holds): the chain term is divided by that
  *   t      = max(core + stores, stream, access)
  * Parameters: the nodes/ rows of sim/platform.c. */
 double icsim_runtime_compute_time(const struct icsim_runtime *rt, int rank, const struct icsim_work *w);
