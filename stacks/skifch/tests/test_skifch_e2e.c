@@ -3,6 +3,7 @@
  * by hand from the parameters given here. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,25 @@ static int check(const char *what, int n, const char *sets, char **out)
   return run(cmd, out, 1);
 }
 
+/* Run WHAT and check that it ends with STATUS (ANY_FAILURE: any but 0) and prints every one of the
+ * NULL-terminated lines after STATUS. */
+#define ANY_FAILURE (-1)
+static void check_says(const char *what, int n, const char *sets, int status, ...)
+{
+  char *out;
+  int st = check(what, n, sets, &out);
+  if (status == ANY_FAILURE)
+    cr_assert_neq(st, 0, "%s", out);
+  else
+    cr_assert_eq(st, status, "%s", out);
+  va_list ap;
+  va_start(ap, status);
+  for (const char *line; (line = va_arg(ap, const char *));)
+    cr_assert(strstr(out, line), "no \"%s\" in:\n%s", line, out);
+  va_end(ap);
+  free(out);
+}
+
 static void cleanup(void) { unlink(prog); }
 
 TestSuite(skifch_e2e, .init = build, .fini = cleanup);
@@ -62,12 +82,8 @@ Test(skifch_e2e, prefix_under_a_full_receiver_then_refusal_and_retry)
 /* 16 KiB ring of 4 KiB pages: see the program; pieces 512 + 4096 + 1536, contents intact. */
 Test(skifch_e2e, three_piece_zero_copy_receive_at_the_ring_end)
 {
-  char *out;
-  int st = check("pieces", 2, "--set skifch/recv-buffer=16KiB", &out);
-  cr_assert_eq(st, 0, "%s", out);
-  cr_assert(strstr(out, "sent 6144"), "%s", out);
-  cr_assert(strstr(out, "message 6144 in 3 pieces: 512 4096 1536 content ok"), "%s", out);
-  free(out);
+  check_says("pieces", 2, "--set skifch/recv-buffer=16KiB", 0, "sent 6144",
+             "message 6144 in 3 pieces: 512 4096 1536 content ok", NULL);
 }
 
 Test(skifch_e2e, one_senders_messages_keep_their_order_while_senders_interleave)
@@ -84,23 +100,15 @@ Test(skifch_e2e, one_senders_messages_keep_their_order_while_senders_interleave)
 
 Test(skifch_e2e, channels_receive_only_their_own_messages)
 {
-  char *out;
-  int st = check("separation", 2, "", &out);
-  cr_assert_eq(st, 0, "%s", out);
-  cr_assert(strstr(out, "port 1 got 10 A, port 2 got 10 B, 0 extra"), "%s", out);
-  cr_assert(strstr(out, "second open of port 1: EADDRINUSE"), "%s", out);
-  free(out);
+  check_says("separation", 2, "", 0, "port 1 got 10 A, port 2 got 10 B, 0 extra",
+             "second open of port 1: EADDRINUSE", NULL);
 }
 
 Test(skifch_e2e, a_program_that_forgets_recvcomp_stalls_and_is_told_why)
 {
-  char *out;
-  int st = check("forget", 2, "", &out);
-  cr_assert_neq(st, 0, "%s", out);
-  cr_assert(strstr(out, "held entirely by 16 messages SkifCh_Recv returned and SkifCh_RecvComp never released"), "%s",
-            out);
-  cr_assert(strstr(out, "Call SkifCh_RecvComp(ch) after processing each message"), "%s", out);
-  free(out);
+  check_says("forget", 2, "", ANY_FAILURE,
+             "held entirely by 16 messages SkifCh_Recv returned and SkifCh_RecvComp never released",
+             "Call SkifCh_RecvComp(ch) after processing each message", NULL);
 }
 
 /* A receive spinning on an empty channel (layer.h, icsim_poll_until). Clock 1 GHz and 50 instructions
@@ -161,12 +169,7 @@ Test(skifch_e2e, a_refused_sender_retrying_skips_its_refusals_and_sends_at_the_s
  * deadlock, reported as one. */
 Test(skifch_e2e, a_receive_no_rank_will_send_to_is_reported_as_a_deadlock)
 {
-  char *out;
-  int st = check("nosend", 2, "", &out);
-  cr_assert_eq(st, 3, "%s", out);
-  cr_assert(strstr(out, "the program deadlocked"), "%s", out);
-  cr_assert(strstr(out, "spinning on SkifCh_Recv"), "%s", out);
-  free(out);
+  check_says("nosend", 2, "", 3, "the program deadlocked", "spinning on SkifCh_Recv", NULL);
 }
 
 /* ---- MsgRate: the paper's qualitative claims, against the platform's and stack's defaults ----
