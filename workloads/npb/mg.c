@@ -54,8 +54,9 @@ static void comm3(double *a, int k)
         AT(a, k, i3, n + 1, i1) = AT(a, k, i3, 1, i1);
       }
     }
-  /* per element pair: 2 loads, 2 stores, loop control 2 */
-  ICSIM_PHASE_END_WORK(.ops = 6.0 * m3 * (n + w), .bytes = 32.0 * m3 * w, .working_set = level_bytes(k));
+  /* per element pair, as compiled: 2 loads, 2 stores and loop control 3 (the index, compare and
+   * branch) along axis 1, one more address step along axis 2: 8 and 7 */
+  ICSIM_PHASE_END_WORK(.ops = m3 * (8.0 * n + 7.0 * w), .bytes = 32.0 * m3 * w, .working_set = level_bytes(k));
   size_t pl = L[k].plane;
   if (L[k].p3 == 1) {
     if (!run.skeleton) {
@@ -90,10 +91,12 @@ static void resid(double *u, const double *vv, double *r, int k)
           AT(r, k, i3, i2, i1) = AT(vv, k, i3, i2, i1) - acoef[0] * AT(u, k, i3, i2, i1) -
                                  acoef[2] * (u2[i1] + u1[i1 - 1] + u1[i1 + 1]) - acoef[3] * (u2[i1 - 1] + u2[i1 + 1]);
       }
-  /* Per point, loop control counted as 2: the first loop 18 (8 loads, 6 adds, 2 stores), the
-   * second 19 (7 loads, 9 flops, 1 store); u, v read and r written once (24 B). The sums are
-   * independent from point to point: no chain. */
-  ICSIM_PHASE_END_WORK(.ops = 37.0 * interior(k), .bytes = 24.0 * interior(k), .working_set = level_bytes(k));
+  /* Per point, instructions as the core dispatches them (gcc -O2, x86-64; a load folded into an
+   * add is one instruction, one macro-op): the first loop 13 (2 loads, 6 adds with their loads, 2
+   * stores, loop control 3), the second 18 (7 loads, 2 of them folded, 9 flops, 1 store, loop
+   * control 3); u, v read and r written once (24 B). The sums are independent from point to point:
+   * no chain. */
+  ICSIM_PHASE_END_WORK(.ops = 31.0 * interior(k), .bytes = 24.0 * interior(k), .working_set = level_bytes(k));
   comm3(r, k);
 }
 
@@ -117,9 +120,9 @@ static void psinv(const double *r, double *u, int k)
                                   ccoef[1] * (AT(r, k, i3, i2, i1 - 1) + AT(r, k, i3, i2, i1 + 1) + r1[i1]) +
                                   ccoef[2] * (r2[i1] + r1[i1 - 1] + r1[i1 + 1]);
       }
-  /* per point: first loop 18 as in resid, second 21 (8 loads, 10 flops, 1 store); r read, u read
-   * and written (24 B) */
-  ICSIM_PHASE_END_WORK(.ops = 39.0 * interior(k), .bytes = 24.0 * interior(k), .working_set = level_bytes(k));
+  /* per point, as compiled: first loop 13 as in resid, second 19 (8 loads, 4 of them folded, 10
+   * flops, 1 store, loop control 4); r read, u read and written (24 B) */
+  ICSIM_PHASE_END_WORK(.ops = 32.0 * interior(k), .bytes = 24.0 * interior(k), .working_set = level_bytes(k));
   comm3(u, k);
 }
 
@@ -160,9 +163,10 @@ static void rprj3(int k)
       }
     }
   double coarse = (double)jcount * nc * nc;
-  /* per coarse point: first loop 19 (index, 8 loads, 6 adds, 2 stores), second 37 (index, 15
-   * loads, 18 flops, 1 store), loop control included; 8 fine points read, 1 coarse written */
-  ICSIM_PHASE_END_WORK(.ops = 56.0 * coarse, .bytes = 72.0 * coarse, .working_set = level_bytes(k) + level_bytes(j));
+  /* per coarse point, as compiled (loads folded into adds counted once): first loop 13 (8 loads,
+   * 6 of them folded, 2 stores, loop control 3), second 30 (15 loads, 9 of them folded, 18 flops,
+   * 1 store, the index steps and loop control); 8 fine points read, 1 coarse written */
+  ICSIM_PHASE_END_WORK(.ops = 43.0 * coarse, .bytes = 72.0 * coarse, .working_set = level_bytes(k) + level_bytes(j));
   if (gather) {
     size_t pl = L[j].plane, part = (size_t)jcount * pl;
     MPI_Allgather(&s[(size_t)(jfirst + 1) * pl], (int)part, MPI_DOUBLE, buf3, (int)part, MPI_DOUBLE,
@@ -211,10 +215,10 @@ static void interp(int k)
       }
     }
   double coarse = (double)(mm3 + 1) * (nc + 1) * (nc + 1);
-  /* per coarse point: the z1/z2/z3 loop 15 (6 loads, 4 adds, 3 stores), the four update loops 13,
-   * 14, 14, 14 (two read-modify-writes of u each), loop control included; 8 fine points read and
-   * written, the coarse point read */
-  ICSIM_PHASE_END_WORK(.ops = 70.0 * coarse, .bytes = 136.0 * coarse, .working_set = level_bytes(k) + level_bytes(j));
+  /* per coarse point, as compiled (loads folded into adds counted once): the z1/z2/z3 loop 13 (its
+   * loads, 4 adds, 3 stores), the four update loops 12, 13, 13, 13 (two read-modify-writes of u
+   * each), loop control included; 8 fine points read and written, the coarse point read */
+  ICSIM_PHASE_END_WORK(.ops = 64.0 * coarse, .bytes = 136.0 * coarse, .working_set = level_bytes(k) + level_bytes(j));
 }
 
 static void zero3(double *a, int k)
@@ -258,9 +262,9 @@ static void norm2u3(const double *r, double *rnm2, double *rnmu)
           if (fabs(x) > mx)
             mx = fabs(x);
         }
-  /* per point: load, multiply, add, absolute value, compare-and-branch, loop control 2; the sum is
-   * a chain of adds */
-  ICSIM_PHASE_END_WORK(.ops = 7.0 * interior(k), .bytes = 8.0 * interior(k), .working_set = level_bytes(k),
+  /* per point, as compiled: load, 2 register copies, multiply, add, absolute value, compare, max and
+   * conditional move (the max without a branch), loop control 3: 12; the sum is a chain of adds */
+  ICSIM_PHASE_END_WORK(.ops = 12.0 * interior(k), .bytes = 8.0 * interior(k), .working_set = level_bytes(k),
                        .chain = interior(k));
   double gs, gm;
   MPI_Allreduce(&s, &gs, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
