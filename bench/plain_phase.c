@@ -21,11 +21,11 @@ void icsim_phase_end(double ops, double bytes)
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills, double chain_int, double chain_int_mul)
+                          double store_fills, double chain_int, double chain_int_mul, double moves)
 {
   (void)accesses, (void)working_set, (void)access_set, (void)chain, (void)chain_mul, (void)chain_divide;
   (void)mispredicts, (void)stride, (void)stride_stores, (void)paths, (void)branch_chain, (void)integer;
-  (void)store_fills, (void)chain_int, (void)chain_int_mul;
+  (void)store_fills, (void)chain_int, (void)chain_int_mul, (void)moves;
   icsim_phase_end(ops, bytes);
 }
 

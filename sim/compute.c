@@ -129,7 +129,10 @@ double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, con
   /* the core: independent operations at its issue rate, or the dependency chain at the
    * operations' latency, whichever is longer; mispredicted branches stall it either way */
   double rate = w->integer > 0 && p->int_ops_per_cycle > 0 ? p->int_ops_per_cycle : p->ops_per_cycle;
-  double t_issue = w->ops > 0 ? w->ops / (p->clock_Hz * rate) : 0;
+  /* register copies and zeroing idioms a renamer completes by itself take no issue slot (Agner Fog,
+   * The microarchitecture of Intel, AMD and VIA CPUs: move elimination on Zen and since Ivy Bridge) */
+  double issued = w->ops - (p->move_elimination && w->moves > 0 ? (w->moves < w->ops ? w->moves : w->ops) : 0);
+  double t_issue = issued > 0 ? issued / (p->clock_Hz * rate) : 0;
   /* integer ALU operations take one clock on a chain on every core modelled (Agner Fog's instruction
    * tables: ADD, AND, SHL r64 latency 1); an undescribed integer multiply takes the FP multiply's */
   double imul = p->int_mul_latency_cycles > 0 ? p->int_mul_latency_cycles : p->fp_mul_latency_cycles;
@@ -190,6 +193,7 @@ double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, con
                                                : t_issue >= t_chain ? ICSIM_BOUND_ISSUE
                                                                     : ICSIM_BOUND_CHAIN,
                                       .rate = rate,
+                                      .issued = issued > 0 ? issued : 0,
                                       .chain_clocks = chain_n > 0 ? t_chain * p->clock_Hz / chain_n : 0,
                                       .bandwidth_Bps = bw,
                                       .access_lat_s = lat};

@@ -68,6 +68,11 @@ const struct icsim_param_desc icsim_platform_table[] = {
      "paths do not wait for one another overlap, as many as the window holds (window / instructions per "
      "iteration); 0 = not described (or an in-order core): the paths run one after another",
      NULL, F(window_ops)},
+    {"nodes/move-elimination", ICSIM_P_BOOL, ICSIM_DIM_NONE, 0, 0, "false", "assumed",
+     "the core completes register-to-register copies and zeroing idioms at register renaming, so they take "
+     "no issue slot: a declared phase's .moves are then left out of its operations (AMD since Zen, Intel "
+     "since Ivy Bridge); false = they issue like any operation (every older core)",
+     NULL, F(move_elimination)},
     {"nodes/core-memory-bandwidth", ICSIM_P_QUANTITY, ICSIM_DIM_BANDWIDTH, 0, 1e13, "0Bps", "assumed",
      "what one core alone can stream from memory (bounded by its outstanding misses); 0 = the socket's whole "
      "bandwidth",

@@ -45,6 +45,7 @@ struct icsim_platform_params {
   double fp_divide_latency_cycles; /* one dependent division or square root */
   double mispredict_cycles;        /* a mispredicted branch: the pipeline refills */
   double window_ops;               /* reorder window: instructions in flight (0: not described) */
+  bool move_elimination;           /* register copies and zeroing idioms completed at rename (issue nothing) */
   double core_memory_bw_Bps; /* what one core can stream from memory (its outstanding misses); 0 = no limit */
   double memory_parallelism; /* independent cache misses a core keeps in flight */
   double cache_size_B[3];    /* L1, L2 per core; L3 per socket, shared by its ranks */

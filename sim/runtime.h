@@ -202,6 +202,9 @@ struct icsim_work {
                            wait for one another: EP's pairs); 0 or 1 = one chain through the whole phase */
   double integer;       /* nonzero: every operation is an integer one (no floating point): the core issues
                            them at int-ops-per-cycle */
+  double moves;         /* of the ops: register-to-register copies and zeroing idioms (the compiled code's
+                           movapd xmm, xmm; mov r64, r64; pxor x, x), which a core with move-elimination
+                           completes at renaming without issuing them */
   double store_fills;   /* stores whose line must first be fetched (read for ownership), scattered over the
                            access set where no prefetcher follows and no other line evicts them: stores commit
                            in program order, so the fetches hold the core (added to it), overlapped with one
@@ -209,7 +212,8 @@ struct icsim_work {
 };
 
 /* Time of a declared compute phase on the core of world rank RANK:
- *   core   = max(ops / (clock x ops-per-cycle, or int-ops-per-cycle for an integer phase),
+ *   core   = max(ops / (clock x ops-per-cycle, or int-ops-per-cycle for an integer phase), less the moves
+ *                 where the core has move-elimination,
  *                 (chain x fp-latency + chain_mul x fp-multiply-latency + chain_divide x fp-divide-latency
  *                  + chain_int x 1 + chain_int_mul x int-multiply-latency) / clock)
  *            + mispredicts x (mispredict-penalty + resolution) / clock, resolution = latency of the level
@@ -245,6 +249,7 @@ struct icsim_compute_terms {
   double stream_s, access_s, t;
   enum icsim_compute_bound bound; /* the term t came from (the core's largest part when the core) */
   double rate;                    /* operations per clock the issue term used */
+  double issued;                  /* operations the issue term counted (the ops less eliminated moves) */
   double chain_clocks;            /* clocks per chain element the chain term charged (after the window) */
   double bandwidth_Bps;           /* the stream term's bandwidth */
   double access_lat_s;            /* the access term's latency per access (before memory-parallelism) */

@@ -85,6 +85,8 @@ grep -q "is Zen 4" "$work/zen4.err" || fail "Zen 4: not found in the table"
 grep -q "assumed (not this CPU" "$work/zen4.err" && fail "Zen 4: terms reported assumed"
 grep -q "reorder-window: {value: 320, origin: spec" "$work/zen4.yaml" || fail "Zen 4: reorder-window not the row's"
 grep -q "int-multiply-latency: {value: 3, origin: spec" "$work/zen4.yaml" || fail "Zen 4: int-multiply-latency not the row's"
+grep -q "move-elimination: {value: true, origin: spec" "$work/zen4.yaml" || fail "Zen 4: move-elimination not the row's"
+grep -q "move-elimination: {value: false, origin: assumed" "$work/unknown.yaml" || fail "unknown CPU: move-elimination not assumed false"
 # 14 clocks at 2.5 GHz = 5.6 ns
 grep -q "l2-latency: {value: 5.6ns, origin: spec" "$work/zen4.yaml" || fail "Zen 4: l2-latency not 14 clocks at 2.5 GHz"
 

@@ -288,6 +288,15 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   cr_assert_float_eq(T(.chain_int = 1e7, .chain_int_mul = 1e7), 0.01 + 0.03, 1e-12);
   cr_assert_float_eq(T(.ops = 1e8, .chain_int = 1e7, .chain_int_mul = 1e7), 0.05, 1e-12); /* the issue, longer */
   rt->pf.p.int_mul_latency_cycles = 0;
+  /* register copies among the ops: issued like the rest on a core without move elimination (1e9 ops at
+   * 2 a clock), left out where the renamer completes them (6e8 at 2 a clock); never below nothing, and
+   * the window still holds them (1e8 ops in 1e6 paths, 40 of them copies: 1 + 64 / 100 in flight) */
+  cr_assert_float_eq(T(.ops = 1e9, .moves = 4e8), 0.5, 1e-12);
+  rt->pf.p.move_elimination = true;
+  cr_assert_float_eq(T(.ops = 1e9, .moves = 4e8), 0.3, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e9, .moves = 2e9), 0, 1e-12);
+  cr_assert_float_eq(T(.ops = 1e8, .moves = 4e7, .chain = 1e8, .paths = 1e6), 0.4 / 1.64, 1e-12);
+  rt->pf.p.move_elimination = false;
   /* streaming from the level that holds the working set */
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 16 * 1024), 1e9 / 100e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 512 * 1024), 1e9 / 50e9, 1e-12);

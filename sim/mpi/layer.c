@@ -388,7 +388,7 @@ void icsim_phase_begin(void)
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills, double chain_int, double chain_int_mul)
+                          double store_fills, double chain_int, double chain_int_mul, double moves)
 {
   struct icsim_runtime *rt = icsim_runtime_get();
   if (!rt)
@@ -403,6 +403,7 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
                          .chain_mul = chain_mul,
                          .chain_int = chain_int,
                          .chain_int_mul = chain_int_mul,
+                         .moves = moves,
                          .chain_divide = chain_divide,
                          .mispredicts = mispredicts,
                          .stride = stride,
@@ -433,7 +434,7 @@ void icsim_phase_end_work(double ops, double bytes, double accesses, double work
 }
 
 /* A phase declared the first way: operations and bytes streamed from memory. */
-void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
+void icsim_phase_end(double ops, double bytes) { icsim_phase_end_work(ops, bytes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
 
 double icsim_phase_seconds(void)
 {

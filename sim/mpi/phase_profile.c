@@ -13,7 +13,7 @@
 static struct site {
   const char *file;
   int line;
-  double calls, seconds, ops, bytes, accesses, chain, chain_divide, mispredicts, working_set;
+  double calls, seconds, ops, issued, bytes, accesses, chain, chain_divide, mispredicts, working_set;
   double term_s[ICSIM_BOUNDS]; /* seconds of the calls each term bound, summed */
   double issue_s, chain_s, stall_s, stream_s, access_s; /* each term's own seconds, summed over calls */
   double rate, chain_clocks, bandwidth_Bps, access_lat_s; /* the last call's rates */
@@ -46,7 +46,7 @@ void icsim_phase_profile_add(int me, const struct icsim_work *w, const struct ic
     else
       s = &sites[nsites++], s->file = file, s->line = line;
   }
-  s->calls++, s->seconds += T->t, s->ops += w->ops, s->bytes += w->bytes, s->accesses += w->accesses;
+  s->calls++, s->seconds += T->t, s->ops += w->ops, s->issued += T->issued, s->bytes += w->bytes, s->accesses += w->accesses;
   s->chain += w->chain + w->chain_mul + w->chain_int + w->chain_int_mul, s->chain_divide += w->chain_divide, s->mispredicts += w->mispredicts;
   s->working_set = w->working_set;
   s->term_s[T->bound] += T->t;
@@ -81,9 +81,9 @@ void icsim_phase_profile_print(FILE *f)
     fprintf(f,
             "phase %s:%d calls %.0f seconds %.6f ops %.6g bytes %.6g accesses %.6g working_set %.6g chain %.6g "
             "chain_divide %.6g mispredicts %.6g bound %s issue_s %.6g chain_s %.6g stalls_s %.6g stream_s %.6g "
-            "access_s %.6g ops_per_clock %.4g chain_clocks %.4g bandwidth_Bps %.6g access_lat_s %.6g\n",
+            "access_s %.6g ops_per_clock %.4g chain_clocks %.4g bandwidth_Bps %.6g access_lat_s %.6g issued %.6g\n",
             s->file, s->line, s->calls, s->seconds, s->ops, s->bytes, s->accesses, s->working_set, s->chain,
             s->chain_divide, s->mispredicts, icsim_compute_bound_name[b], s->issue_s, s->chain_s, s->stall_s,
-            s->stream_s, s->access_s, s->rate, s->chain_clocks, s->bandwidth_Bps, s->access_lat_s);
+            s->stream_s, s->access_s, s->rate, s->chain_clocks, s->bandwidth_Bps, s->access_lat_s, s->issued);
   }
 }

@@ -7,7 +7,7 @@
  *   ICSIM_PHASE_END_WORK(.ops = ..., .bytes = ..., .accesses = ..., .working_set = ..., .chain = ...,
  *                        .chain_mul = ..., .chain_divide = ..., .mispredicts = ..., .stride = ...,
  *                        .stride_stores = ..., .paths = ..., .branch_chain = ..., .integer = 1,
- *                        .store_fills = ..., .chain_int = ..., .chain_int_mul = ...);
+ *                        .store_fills = ..., .chain_int = ..., .chain_int_mul = ..., .moves = ...);
  *   ICSIM_PHASE_END_ACCESS(ops, bytes, accesses, working_set);   // the memory side only
  *     ops           independent operations (arithmetic, compares, conversions; not loads and stores)
  *     bytes         bytes streamed, read + written
@@ -31,6 +31,9 @@
  *                   compare): a miss is found only when they are done, so each costs them too
  *     integer       1 when every operation is an integer one (no floating point): the core issues them
  *                   at its integer rate (nodes/int-ops-per-cycle)
+ *     moves         of the ops, the register-to-register copies and zeroing idioms of the compiled
+ *                   loop (movapd xmm, xmm; mov r64, r64; pxor x, x): a core that eliminates them at
+ *                   register renaming (nodes/move-elimination) issues the ops without them
  *     store_fills   stores whose line must be fetched first (a new line of a scattered write stream
  *                   that no prefetcher follows), spread over the access set: they commit in program
  *                   order, so their fetches hold the core, overlapped with one another
@@ -59,7 +62,7 @@
 /* What ICSIM_PHASE_END_WORK's fields fill (see above). */
 struct icsim_phase_work {
   double ops, bytes, accesses, working_set, access_set, chain, chain_mul, chain_divide, mispredicts, stride,
-      stride_stores, paths, branch_chain, integer, store_fills, chain_int, chain_int_mul;
+      stride_stores, paths, branch_chain, integer, store_fills, chain_int, chain_int_mul, moves;
 };
 #define ICSIM_PHASE_END_ACCESS(ops_, bytes_, accesses_, working_set_)                                                \
   ICSIM_PHASE_END_WORK(.ops = (ops_), .bytes = (bytes_), .accesses = (accesses_), .working_set = (working_set_))
@@ -72,7 +75,7 @@ void icsim_phase_end(double ops, double bytes) __attribute__((weak));
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills, double chain_int, double chain_int_mul) __attribute__((weak));
+                          double store_fills, double chain_int, double chain_int_mul, double moves) __attribute__((weak));
 double icsim_phase_seconds(void) __attribute__((weak));
 int icsim_phase_modeled(void) __attribute__((weak));
 /* The phase profile under icsim (ICSIM_PHASE_PROFILE): the call site of the phase about to end, and
@@ -162,7 +165,8 @@ static inline int icsim_skeleton_ok(void) { return 0; }
                            icsim__w.access_set, icsim__w.chain, icsim__w.chain_mul, icsim__w.chain_divide,           \
                            icsim__w.mispredicts,                                                                      \
                            icsim__w.stride, icsim__w.stride_stores, icsim__w.paths, icsim__w.branch_chain,    \
-                           icsim__w.integer, icsim__w.store_fills, icsim__w.chain_int, icsim__w.chain_int_mul);     \
+                           icsim__w.integer, icsim__w.store_fills, icsim__w.chain_int, icsim__w.chain_int_mul,      \
+                           icsim__w.moves);                                                                       \
   } while (0)
 /* Seconds of declared compute charged to the calling rank so far (0 outside icsim). */
 static inline double icsim_compute_seconds(void) { return icsim_phase_seconds ? icsim_phase_seconds() : 0; }

@@ -110,7 +110,8 @@ static void rank_keys(struct npb_run *run, int iteration)
       int key = key_array[i];
       key_buff1[bucket_ptr[key >> shift]++] = key;
     }
-  /* Scatter pass, per key 11 operations from the compiled loop: load the key, copy it, shift,
+  /* Scatter pass, per key 11 operations from the compiled loop: load the key, copy it (a register
+   * copy: .moves), shift,
    * widen, form the pointer's address, load the pointer, add, store it, store the key. All
    * integer. Streamed: the keys read, their copy written (8 B). The copy is written through
    * nbuckets streams at once, each moving on a line every 16 keys that land in its bucket: far
@@ -122,7 +123,7 @@ static void rank_keys(struct npb_run *run, int iteration)
    * and their copy. */
   ICSIM_PHASE_END_WORK(.ops = 11.0 * keys_per_proc, .bytes = 8.0 * keys_per_proc,
                        .store_fills = 4.0 * keys_per_proc / 64.0, .working_set = 8.0 * keys_per_proc,
-                       .access_set = 12.0 * keys_per_proc, .integer = 1);
+                       .access_set = 12.0 * keys_per_proc, .integer = 1, .moves = keys_per_proc);
 
   MPI_Allreduce(bucket_size, bucket_total, nbuckets + TEST_ARRAY_SIZE, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 

@@ -188,15 +188,15 @@ void icsim_phase_end(double ops, double bytes)
 void icsim_phase_end_work(double ops, double bytes, double accesses, double working_set, double access_set,
                           double chain, double chain_mul, double chain_divide, double mispredicts, double stride,
                           double stride_stores, double paths, double branch_chain, double integer,
-                          double store_fills, double chain_int, double chain_int_mul)
+                          double store_fills, double chain_int, double chain_int_mul, double moves)
 {
   if (!layer)
     bind_layer();
   ((void (*)(double, double, double, double, double, double, double, double, double, double, double, double,
-                double, double, double, double, double))need(
+                double, double, double, double, double, double))need(
       "icsim_phase_end_work"))(ops, bytes, accesses, working_set, access_set, chain, chain_mul, chain_divide,
                                mispredicts, stride, stride_stores, paths, branch_chain, integer, store_fills,
-                               chain_int, chain_int_mul);
+                               chain_int, chain_int_mul, moves);
 }
 
 double icsim_phase_seconds(void)
