@@ -153,6 +153,38 @@ double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, con
     if (in_flight > 1)
       t_chain /= in_flight;
   }
+  /* the stream: a working set larger than the L3 still finds its share of it there (room / working set,
+   * as random_latency has it for random accesses), the rest comes from memory. Under strict LRU a
+   * cyclic sweep larger than the cache would find none; an L3 shared with other cores' lines and
+   * replaced adaptively keeps part of it: row sums of CG's shape through 24 MB on this project's Zen 4
+   * VM (32 MiB L3, others' lines in it) took 3.62 clocks a nonzero, between 2.32 with the matrix in the
+   * L3 and 4.22 from memory (validate/host/README.md) */
+  double t_stream = 0, t_stream_mem = 0;
+  if (w->bytes > 0) {
+    double in_l3 = level == 3 && p->cache_size_B[2] > 0 && w->working_set > 0
+                       ? p->cache_size_B[2] / sharers / w->working_set
+                       : 0; /* an undeclared working set is in memory */
+    double bw_l3 = p->cache_bw_Bps[2] > 0 ? p->cache_bw_Bps[2] : bw;
+    t_stream_mem = (1 - in_l3) * w->bytes / bw;
+    t_stream = in_l3 * w->bytes / bw_l3 + t_stream_mem;
+  }
+  /* a chain that consumes a stream waits for it where the window cannot reach far enough ahead: the
+   * window runs its loads at most SPAN ahead of the chain (window / operations of the chain's time),
+   * so a line from a level whose latency exceeds SPAN is late, and the stream's time beyond what the
+   * window covers, (1 - span / latency) of it, adds to the chain instead of running beside it.
+   * Measured on Zen 4 (validate/host/README.md): row sums of 144 nonzeros (6 macro-ops and a chain of
+   * 2.27 clocks a nonzero: a span of 320 / 6 x 2.27 = 121 clocks) took 2.32 clocks a nonzero with the
+   * matrix in the L3 (50 clocks: covered) and 4.22 from memory (166 ns, 609 clocks), the chain plus
+   * the 1.85 the stream takes alone; the rule gives 2.27 and 2.27 + 0.80 x 1.85 = 3.75. A loop bound
+   * by its issue has a short chain (MG and FT: within 1% either way), its window full of
+   * independent work, and its stream runs beside it. */
+  if (t_chain > 0 && t_stream > 0 && p->window_ops > 0 && w->ops > 0) {
+    double span = p->window_ops / w->ops * t_chain;
+    double lat_s = level < 3 ? p->cache_lat_s[level] : p->memory_lat_s;
+    double late = level < 3 ? t_stream : t_stream_mem;
+    if (span < lat_s)
+      t_chain += (1 - span / lat_s) * late;
+  }
   /* a mispredicted branch is found only when its operands are loaded and computed (the branch
    * resolution time of interval analysis): the core fetches the wrong path meanwhile, then refills */
   double resolve_s = 0;
@@ -162,7 +194,6 @@ double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, con
   }
   double t_core = (t_issue > t_chain ? t_issue : t_chain) +
                   w->mispredicts * (p->mispredict_cycles / p->clock_Hz + resolve_s);
-  double t_stream = w->bytes > 0 ? w->bytes / bw : 0;
   /* random accesses whose addresses come from a stream (gathers, histogram updates) are
    * independent: the core keeps memory-parallelism of them in flight, beside its other work, so
    * they are a third limit rather than an added latency (an access that waits for the previous

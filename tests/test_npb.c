@@ -301,9 +301,23 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 16 * 1024), 1e9 / 100e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 512 * 1024), 1e9 / 50e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 1e9 / 20e9, 1e-12);
-  /* memory: one core streams 8 GB/s of the socket's 10; undeclared working set = memory */
-  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 8e9, 1e-12);
+  /* memory: one core streams 8 GB/s of the socket's 10; a working set larger than the L3 still finds
+   * its share there (8 of 64 MiB at the L3's 20 GB/s); undeclared working set = memory */
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1.0 / 8 * 1e9 / 20e9 + 7.0 / 8 * 1e9 / 8e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9), 1e9 / 8e9, 1e-12);
+  /* a chain consuming a stream: 1e8 adds at 4 clocks (0.4 s) among 7e8 ops (0.35 s at 2 a clock). The
+   * 64-entry window runs 64 / 7e8 of the chain's 0.4 s = 36.6 ns ahead of it: an L3 line (10 ns) is
+   * in time, the stream beside the chain; a memory line (100 ns) is late, and 1 - 36.6 / 100 of the
+   * stream's time from memory adds to the chain: all 0.125 s of it from memory, 7/8 of it beyond the
+   * L3 over 64 MiB */
+  double span = 64 / 7e8 * 0.4, late = 1 - span / 100e-9;
+  cr_assert_float_eq(T(.ops = 7e8, .chain = 1e8, .bytes = 1e9, .working_set = 6 * 1048576), 0.4, 1e-12);
+  cr_assert_float_eq(T(.ops = 7e8, .chain = 1e8, .bytes = 1e9), 0.4 + late * 0.125, 1e-12);
+  cr_assert_float_eq(T(.ops = 7e8, .chain = 1e8, .bytes = 1e9, .working_set = 64 * 1048576),
+                     0.4 + late * 7.0 / 8 * 0.125, 1e-12);
+  /* a chain whose window reaches past the memory's latency (2e8 ops: 128 ns ahead) keeps the stream
+   * beside it */
+  cr_assert_float_eq(T(.ops = 2e8, .chain = 1e8, .bytes = 1e9), 0.4, 1e-12);
   /* random accesses: latency over memory parallelism, a third limit beside core and stream. Spread
    * over 64 MiB: the L1 holds 1/2048 of them (1 ns), the L2 1/64 (4 ns), the L3 1/8 (10 ns), the
    * rest is in memory (100 ns); over 512 KiB: 1/16 in the L1, the rest in the L2 */
@@ -337,10 +351,11 @@ Test(npb, compute_model_hierarchy_chain_and_accesses)
                      fmax(0.2, 1e7 * lat64 * 1e-9 / 10), 1e-12);
   cr_assert_float_eq(T(.ops = 2e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.1, 1e-12); /* 0.1 = 0.1 */
   cr_assert_float_eq(T(.ops = 4e8, .accesses = 1e7, .working_set = 64 * 1048576), 0.2, 1e-12);
-  /* two ranks on the socket: half its memory bandwidth each (5 < 8), half its L3 each (6 MiB > 4) */
+  /* two ranks on the socket: half its memory bandwidth each (5 < 8), half its L3 each (6 MiB > 4: 4 of
+   * the 6 MiB at the L3's rate, 4 of 64 MiB) */
   hosts[1] = 0;
-  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1e9 / 5e9, 1e-12);
-  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 1e9 / 5e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 64 * 1048576), 1.0 / 16 * 1e9 / 20e9 + 15.0 / 16 * 1e9 / 5e9, 1e-12);
+  cr_assert_float_eq(T(.bytes = 1e9, .working_set = 6 * 1048576), 2.0 / 3 * 1e9 / 20e9 + 1.0 / 3 * 1e9 / 5e9, 1e-12);
   cr_assert_float_eq(T(.bytes = 1e9, .working_set = 4 * 1048576), 1e9 / 20e9, 1e-12);
 #undef T
   rt->rank_host = NULL;
