@@ -155,10 +155,11 @@ double icsim_runtime_compute_terms(const struct icsim_runtime *rt, int rank, con
   }
   /* the stream: a working set larger than the L3 still finds its share of it there (room / working set,
    * as random_latency has it for random accesses), the rest comes from memory. Under strict LRU a
-   * cyclic sweep larger than the cache would find none; an L3 shared with other cores' lines and
-   * replaced adaptively keeps part of it: row sums of CG's shape through 24 MB on this project's Zen 4
-   * VM (32 MiB L3, others' lines in it) took 3.62 clocks a nonzero, between 2.32 with the matrix in the
-   * L3 and 4.22 from memory (validate/host/README.md) */
+   * cyclic sweep larger than the cache would find none; an L3 shared with other cores' lines keeps
+   * part of it: row sums of CG's shape through 24 MB on this project's Zen 4 VM (32 MiB L3, others'
+   * lines in it) took 3.62 clocks a nonzero, between 2.32 with the matrix in the L3 and 4.22 from
+   * memory (validate/host/README.md). Measured on that core only; applied to every platform's L3
+   * (no reference case's figure moves) */
   double t_stream = 0, t_stream_mem = 0;
   if (w->bytes > 0) {
     double in_l3 = level == 3 && p->cache_size_B[2] > 0 && w->working_set > 0
